@@ -1,0 +1,163 @@
+r"""The generative model: vocabulary table, token sampling and attention pooling.
+
+* Vocabulary: V embeddings e_v = s_v mu + z_v in R^d, balanced classes s_v = +1 (first V/2 tokens) and
+  s_v = -1 (last V/2), z_v ~ N(0, I_d), mu = sqrt(||mu||^2) e_1 (the direction is irrelevant by rotation
+  invariance of the noise). The table is stored row-wise, shape (V, d), as an embedding table is.
+* Sequences: class signs xi_n in {+-1}^T from a :class:`~attnlib.positional.SignProcess`; the token at position
+  t is uniform in the class of sign xi_{n,t}.
+* Pooling: c_n = sum_t w_t e_{v_{n,t}}, computed as C = A E with the sparse (N, V) token-weight matrix
+  A[n, v] = sum_{t : v_{n,t} = v} w_t (never a dense N x V matrix, never a loop over positions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _validate as _v
+from .positional import SignProcess
+
+__all__ = [
+    "Vocabulary",
+    "draw_vocabulary",
+    "sample_tokens",
+    "token_matrix",
+    "pool",
+    "draw_pooled",
+    "population_covariance",
+]
+
+
+def _check_rng(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), got {rng!r}")
+    return rng
+
+
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """A drawn embedding table ``table`` (V, d) with signal ``mu`` (d,) and class signs ``signs`` (V,)."""
+
+    table: np.ndarray = field(repr=False)
+    mu: np.ndarray = field(repr=False)
+    signs: np.ndarray = field(repr=False)
+
+    @property
+    def V(self) -> int:
+        return self.table.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.table.shape[1]
+
+    @property
+    def mu_norm2(self) -> float:
+        return float(self.mu @ self.mu)
+
+    @property
+    def u(self) -> np.ndarray:
+        """The signal direction mu/||mu|| (e_1 when mu = 0)."""
+        n = np.linalg.norm(self.mu)
+        return self.mu / n if n > 0 else np.eye(self.d)[0]
+
+    @property
+    def noise(self) -> np.ndarray:
+        """Z^T, the (V, d) noise rows z_v = e_v - s_v mu."""
+        return self.table - np.outer(self.signs, self.mu)
+
+    @property
+    def h(self) -> np.ndarray:
+        """Class centroid h = E s / V = mu + Z s / V (the recoverable direction), ||h||^2 ~ ||mu||^2 + delta."""
+        return self.signs.astype(float) @ self.table / self.V
+
+    @property
+    def q(self) -> np.ndarray:
+        """Class-centroid shift q = Z s / V, ||q||^2 ~ delta."""
+        return self.h - self.mu
+
+    @property
+    def g(self) -> np.ndarray:
+        """Vocabulary mean g = E 1 / V = Z 1 / V (balanced classes), ||g||^2 ~ delta."""
+        return self.table.mean(axis=0)
+
+
+def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator) -> Vocabulary:
+    """Draw the table e_v = s_v mu + z_v, v = 1..V, with V/2 tokens per class."""
+    d = _v.positive_int("d", d)
+    V = _v.positive_int("V", V, even=True, minimum=2)
+    mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
+    rng = _check_rng(rng)
+    signs = np.concatenate([np.ones(V // 2, np.int8), -np.ones(V // 2, np.int8)])
+    mu = np.zeros(d)
+    mu[0] = np.sqrt(mu_norm2)
+    table = rng.standard_normal((V, d))
+    table[:, 0] += signs * mu[0]
+    return Vocabulary(table=table, mu=mu, signs=signs)
+
+
+def sample_tokens(xi, V: int, rng: np.random.Generator) -> np.ndarray:
+    """Token ids (N, T): position t uniform in the class of sign xi[n, t] (+1: 0..V/2-1, -1: V/2..V-1)."""
+    V = _v.positive_int("V", V, even=True, minimum=2)
+    rng = _check_rng(rng)
+    xi = np.asarray(xi)
+    if xi.ndim != 2 or not np.all(np.abs(xi) == 1):
+        raise ValueError(f"xi must be an (N, T) array of +-1 signs, got shape {xi.shape}")
+    half = V // 2
+    return rng.integers(0, half, size=xi.shape) + np.where(xi < 0, half, 0)
+
+
+def token_matrix(tokens, w, V: int) -> sp.csr_matrix:
+    """Sparse (N, V) token-weight matrix A with A[n, v] = sum of w_t over positions t holding token v."""
+    tokens = np.asarray(tokens)
+    if tokens.ndim != 2:
+        raise ValueError(f"tokens must be an (N, T) integer array, got shape {tokens.shape}")
+    N, T = tokens.shape
+    w = _v.weights_vector("w", w, T)
+    V = _v.positive_int("V", V)
+    if tokens.size and (tokens.min() < 0 or tokens.max() >= V):
+        raise ValueError(f"tokens must lie in 0..V-1 = 0..{V - 1}")
+    rows = np.repeat(np.arange(N), T)
+    return sp.csr_matrix((np.tile(w, N), (rows, tokens.ravel())), shape=(N, V))
+
+
+def pool(vocab: Vocabulary, tokens, w) -> np.ndarray:
+    """Pooled vectors c_n = sum_t w_t e_{v_{n,t}}, as rows of an (N, d) array (C = A E, A sparse)."""
+    return np.asarray(token_matrix(tokens, w, vocab.V) @ vocab.table)
+
+
+def draw_pooled(vocab: Vocabulary, process: SignProcess, w, N: int, rng: np.random.Generator):
+    """Draw N sequences from ``process`` over ``vocab`` and pool them: returns (C (N, d), xi (N, T))."""
+    if not isinstance(process, SignProcess):
+        raise ValueError(f"process must be an attnlib.positional.SignProcess, got {process!r}")
+    w = _v.weights_vector("w", w, process.T)
+    N = _v.positive_int("N", N)
+    rng = _check_rng(rng)
+    xi = process.sample(N, rng)
+    tokens = sample_tokens(xi, vocab.V, rng)
+    return pool(vocab, tokens, w), xi
+
+
+def population_covariance(vocab: Vocabulary, w, R, *, centered: bool = True, parts: bool = False):
+    """Covariance of a pooled vector given the vocabulary, E[c c^T | E] (or Cov[c | E] if ``centered``).
+
+    Exactly  kappa W' + alpha h h^T + (sum w)^2 g g^T  (uncentered) and  kappa W' + alpha h h^T  (centered),
+    where W' = Z P Z^T / V and P projects out s/sqrt(V) and 1/sqrt(V). With ``parts=True`` returns a dict with
+    the matrix ``"total"`` and its pieces ``"W_prime"``, ``"h"``, ``"g"``, and the scalars.
+    """
+    R = _v.correlation_matrix("R", R)
+    w = _v.weights_vector("w", w, R.shape[0])
+    alpha, kappa, wsum = float(w @ R @ w), float(w @ w), float(w.sum())
+    Z = vocab.noise  # (V, d)
+    V = vocab.V
+    s = vocab.signs.astype(float)
+    q, g = s @ Z / V, Z.mean(axis=0)
+    W_prime = Z.T @ Z / V - np.outer(q, q) - np.outer(g, g)
+    h = vocab.mu + q
+    total = kappa * W_prime + alpha * np.outer(h, h)
+    if not centered:
+        total = total + wsum**2 * np.outer(g, g)
+    if parts:
+        return {"total": total, "W_prime": W_prime, "h": h, "g": g, "alpha": alpha, "kappa": kappa, "weight_sum": wsum}
+    return total

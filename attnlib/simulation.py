@@ -1,0 +1,151 @@
+"""Monte-Carlo draws of the model: pooled vectors, the spectrum of S and the top eigenvector's overlaps.
+
+The fast path: pool through a sparse token-weight matrix (:func:`attnlib.model.pool`), form
+S = C^T C / N once with BLAS, and use Lanczos (``eigsh``) when only the top eigenpairs are needed; when the
+full spectrum is needed, diagonalise the smaller of S (d x d) and the Gram matrix C C^T / N (N x N).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse.linalg import eigsh
+
+from . import _validate as _v
+from .model import Vocabulary, _check_rng, draw_pooled, draw_vocabulary
+from .setting import Setting
+
+__all__ = ["Draw", "simulate", "sample_covariance", "top_eigenpairs", "spectrum", "squared_cosine"]
+
+
+def _centered(C: np.ndarray, centered: bool) -> np.ndarray:
+    return C - C.mean(axis=0) if centered else C
+
+
+def sample_covariance(C, *, centered: bool = True) -> np.ndarray:
+    """S = (1/N) sum_n (c_n - c_bar)(c_n - c_bar)^T (or without centering), from pooled rows C (N, d)."""
+    C = _centered(np.asarray(C, dtype=float), centered)
+    return C.T @ C / C.shape[0]
+
+
+def _start_vector(n: int) -> np.ndarray:
+    # A fixed start vector keeps Lanczos deterministic without touching the caller's random stream.
+    return np.random.default_rng(20260530).standard_normal(n)
+
+
+def _second_moment(C: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The smaller of S = C^T C / N (d x d) and the Gram matrix C C^T / N (N x N); True if it is the Gram."""
+    N, d = C.shape
+    return (C.T @ C / N, False) if d <= N else (C @ C.T / N, True)
+
+
+def _eigen(C: np.ndarray, k: int, full: bool):
+    """Top-k eigenpairs of S (and, if ``full``, all d eigenvalues) from one product C^T C or C C^T."""
+    N, d = C.shape
+    M, gram = _second_moment(C)
+    n = M.shape[0]
+    if full or k >= n - 1:  # dense solver: needed for the spectrum anyway, or Lanczos cannot run (k < n - 1)
+        all_vals, all_vecs = np.linalg.eigh(M)
+        vals, vecs = all_vals[::-1][:k], all_vecs[:, ::-1][:, :k]
+    else:
+        all_vals = None
+        vals, vecs = eigsh(M, k=k, which="LA", v0=_start_vector(n))
+        order = np.argsort(vals)[::-1]
+        vals, vecs = vals[order], vecs[:, order]
+    if gram:  # eigenvectors of C C^T map to those of C^T C through C^T
+        vecs = C.T @ vecs
+        vecs /= np.linalg.norm(vecs, axis=0)
+    spec = None
+    if full:
+        spec = np.clip(all_vals[::-1], 0.0, None)
+        if gram:
+            spec = np.concatenate([spec, np.zeros(d - N)])
+    return vals, vecs, spec
+
+
+def top_eigenpairs(C, k: int = 1, *, centered: bool = True):
+    """Top ``k`` eigenvalues (descending) and unit eigenvectors (d, k) of S, by Lanczos (``eigsh``).
+
+    Works on S (d x d) when N >= d and on the Gram matrix C C^T / N (N x N) otherwise.
+    """
+    k = _v.positive_int("k", k)
+    vals, vecs, _ = _eigen(_centered(np.asarray(C, dtype=float), centered), k, full=False)
+    return vals, vecs
+
+
+def spectrum(C, *, centered: bool = True) -> np.ndarray:
+    """All d eigenvalues of S, descending (zeros padded when N < d)."""
+    C = _centered(np.asarray(C, dtype=float), centered)
+    M, gram = _second_moment(C)
+    vals = np.clip(np.linalg.eigvalsh(M)[::-1], 0.0, None)
+    return np.concatenate([vals, np.zeros(C.shape[1] - C.shape[0])]) if gram else vals
+
+
+def squared_cosine(a, b) -> float:
+    """cos^2 of the angle between two vectors."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float((a @ b) ** 2 / ((a @ a) * (b @ b)))
+
+
+@dataclass(frozen=True, eq=False)
+class Draw:
+    """One simulated draw: eigenvalues of S (descending) and the top eigenvector's squared overlaps.
+
+    ``eigenvalues`` holds all d eigenvalues if the spectrum was requested, else the top ``k``.
+    ``overlap_u``, ``overlap_h``, ``overlap_g``: cos^2 of the top eigenvector with u = mu/||mu||,
+    h = mu + Zs/V (class centroid) and g = Z1/V (vocabulary mean).
+    """
+
+    setting: Setting
+    eigenvalues: np.ndarray
+    overlap_u: float
+    overlap_h: float
+    overlap_g: float
+    centered: bool
+
+    @property
+    def top(self) -> float:
+        return float(self.eigenvalues[0])
+
+
+def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = True, full_spectrum: bool = False,
+             k: int = 1, vocabulary: Vocabulary | None = None) -> Draw:
+    """Draw a vocabulary (unless one is given) and N pooled sequences for ``setting``; analyse S.
+
+    Parameters
+    ----------
+    setting : Setting
+    rng : numpy.random.Generator
+        The only source of randomness (vocabulary, signs, tokens).
+    centered : bool
+        Centre the pooled vectors before forming S (default). The uncentered S has an extra spike along g.
+    full_spectrum : bool
+        Return all d eigenvalues (dense diagonalisation) instead of the top ``k`` (Lanczos).
+    vocabulary : Vocabulary, optional
+        Reuse a drawn vocabulary (must match d, V and ||mu||^2 of the setting).
+    """
+    if not isinstance(setting, Setting):
+        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
+    rng = _check_rng(rng)
+    if vocabulary is None:
+        vocabulary = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng)
+    elif (vocabulary.d, vocabulary.V) != (setting.d, setting.V) or not np.isclose(vocabulary.mu_norm2, setting.mu_norm2):
+        raise ValueError(
+            f"vocabulary (d={vocabulary.d}, V={vocabulary.V}, mu_norm2={vocabulary.mu_norm2:g}) does not match the "
+            f"setting (d={setting.d}, V={setting.V}, mu_norm2={setting.mu_norm2:g})"
+        )
+    C, _ = draw_pooled(vocabulary, setting.process, setting.weights, setting.N, rng)
+    k = _v.positive_int("k", k)
+    vals, vecs, spec = _eigen(_centered(C, centered), k, full=full_spectrum)
+    if full_spectrum:
+        vals = spec
+    top = vecs[:, 0]
+    return Draw(
+        setting=setting,
+        eigenvalues=vals,
+        overlap_u=squared_cosine(top, vocabulary.u),
+        overlap_h=squared_cosine(top, vocabulary.h),
+        overlap_g=squared_cosine(top, vocabulary.g),
+        centered=centered,
+    )
