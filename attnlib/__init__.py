@@ -9,9 +9,9 @@ tokens, pooling), :mod:`~attnlib.setting` (one object for a setting), :mod:`~att
 :mod:`~attnlib.attention` (finite-d causal self-attention), :mod:`~attnlib.plotting`.
 """
 
-from . import attention, model, positional, report, simulation, theory, weights
+from . import attention, model, positional, progress, report, simulation, theory, weights
 from .setting import Setting
-from .simulation import simulate
+from .simulation import simulate, sweep
 
-__all__ = ["theory", "weights", "positional", "model", "simulation", "attention", "report", "Setting", "simulate"]
+__all__ = ["theory", "weights", "positional", "model", "simulation", "attention", "report", "progress", "Setting", "simulate", "sweep"]
 __version__ = "0.1.0"

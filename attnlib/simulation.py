@@ -14,9 +14,10 @@ from scipy.sparse.linalg import eigsh
 
 from . import _validate as _v
 from .model import Vocabulary, _check_rng, draw_pooled, draw_vocabulary
+from .progress import progress
 from .setting import Setting
 
-__all__ = ["Draw", "simulate", "sample_covariance", "top_eigenpairs", "spectrum", "squared_cosine"]
+__all__ = ["Draw", "simulate", "Sweep", "sweep", "sample_covariance", "top_eigenpairs", "spectrum", "squared_cosine"]
 
 
 def _centered(C: np.ndarray, centered: bool) -> np.ndarray:
@@ -149,3 +150,50 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
         overlap_g=squared_cosine(top, vocabulary.g),
         centered=centered,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """Results of :func:`sweep`: arrays of shape (n_settings, trials) and the settings they belong to.
+
+    ``top`` and ``second``: the two largest eigenvalues of S; ``overlap_u``, ``overlap_h``, ``overlap_g``: squared
+    overlaps of the top eigenvector. Use :meth:`mean` and :meth:`sem` (standard error) along the trials.
+    """
+
+    settings: tuple
+    top: np.ndarray
+    second: np.ndarray
+    overlap_u: np.ndarray
+    overlap_h: np.ndarray
+    overlap_g: np.ndarray
+    centered: bool
+
+    def mean(self, name: str) -> np.ndarray:
+        return getattr(self, name).mean(axis=1)
+
+    def sem(self, name: str) -> np.ndarray:
+        values = getattr(self, name)
+        if values.shape[1] < 2:
+            raise ValueError(f"the standard error needs at least 2 trials, got {values.shape[1]}")
+        return values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
+
+
+def sweep(settings, seed: int, trials: int, *, centered: bool = True, desc: str | None = None) -> Sweep:
+    """Simulate every setting ``trials`` times, each trial with a fresh vocabulary and fresh sequences.
+
+    Trial ``j`` of setting ``i`` draws from its own stream ``SeedSequence(seed).spawn(...)[i * trials + j]``, so
+    results do not depend on the order of evaluation and adding settings does not change earlier ones' draws
+    of the same index. A progress bar is shown unless ``ATTNLIB_PROGRESS=0`` (see :mod:`attnlib.progress`).
+    """
+    settings = tuple(settings)
+    if not settings or not all(isinstance(s, Setting) for s in settings):
+        raise ValueError("settings must be a non-empty sequence of attnlib.Setting")
+    trials = _v.positive_int("trials", trials)
+    seed = _v.positive_int("seed", seed, minimum=0)
+    streams = np.random.SeedSequence(seed).spawn(len(settings) * trials)
+    out = np.empty((5, len(settings), trials))
+    jobs = [(i, j) for i in range(len(settings)) for j in range(trials)]
+    for i, j in progress(jobs, total=len(jobs), desc=desc):
+        draw = simulate(settings[i], np.random.default_rng(streams[i * trials + j]), centered=centered, k=2)
+        out[:, i, j] = (draw.eigenvalues[0], draw.eigenvalues[1], draw.overlap_u, draw.overlap_h, draw.overlap_g)
+    return Sweep(settings, *out, centered=centered)

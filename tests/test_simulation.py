@@ -102,3 +102,21 @@ def test_simulation_is_reproducible():
     a = simulate(BASE, np.random.default_rng(1))
     b = simulate(BASE, np.random.default_rng(1))
     assert a.top == b.top and a.overlap_u == b.overlap_u
+
+
+def test_sweep_shapes_reproducibility_and_order_independence():
+    from attnlib import sweep
+
+    small = Setting(d=80, V=160, N=320, mu_norm2=2.0, process=P.markov(8, 0.5), weights="optimal")
+    settings = [small, small.replace(mu_norm2=3.0)]
+    a = sweep(settings, seed=3, trials=3)
+    b = sweep(settings, seed=3, trials=3)
+    c = sweep(settings[:1], seed=3, trials=3)
+    assert a.top.shape == (2, 3) and np.all(a.top >= a.second)
+    np.testing.assert_array_equal(a.overlap_u, b.overlap_u)
+    np.testing.assert_array_equal(a.top[0], c.top[0])
+    assert a.mean("overlap_h").shape == (2,) and np.all(a.sem("top") > 0)
+    with pytest.raises(ValueError, match="settings"):
+        sweep([], seed=1, trials=2)
+    with pytest.raises(ValueError, match="trials"):
+        sweep(settings, seed=1, trials=0)
