@@ -48,6 +48,7 @@ class Setting:
     weights: np.ndarray | str = "mean"
     tau: float = 0.0
     label: str = field(default="", compare=False)
+    scheme: str = field(default="custom", init=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "d", _v.positive_int("d", self.d))
@@ -56,16 +57,27 @@ class Setting:
         object.__setattr__(self, "mu_norm2", _v.nonnegative("mu_norm2", self.mu_norm2))
         if not isinstance(self.process, SignProcess):
             raise ValueError(f"process must be an attnlib.positional.SignProcess, got {self.process!r}")
+        tau = np.asarray(self.tau, dtype=float)
+        if tau.ndim or not np.isfinite(tau):
+            raise ValueError(f"tau must be a finite real number, got {self.tau!r}")
+        object.__setattr__(self, "tau", float(tau))
         w, label = resolve_weights(self.weights, self.process, self.tau)
+        object.__setattr__(self, "scheme", self.weights if isinstance(self.weights, str) else "custom")
         object.__setattr__(self, "weights", w)
         if not self.label:
             object.__setattr__(self, "label", label)
 
     def replace(self, **changes) -> "Setting":
-        """A copy with some fields changed (weights given by name are re-resolved for the new process)."""
+        """A copy with some fields changed.
+
+        Weights given by name ("mean", "causal", "optimal") are re-resolved, so changing ``process`` or ``tau``
+        recomputes them; an explicit array is kept as is. The label is recomputed unless it was set explicitly
+        and the weights are unchanged.
+        """
+        by_name = self.scheme != "custom"
         fields = dict(d=self.d, V=self.V, N=self.N, mu_norm2=self.mu_norm2, process=self.process,
-                      weights=self.weights, tau=self.tau, label=self.label)
-        if "weights" in changes and "label" not in changes:
+                      weights=self.scheme if by_name else self.weights, tau=self.tau, label=self.label)
+        if ("weights" in changes or (by_name and ("process" in changes or "tau" in changes))) and "label" not in changes:
             fields["label"] = ""
         fields.update(changes)
         return Setting(**fields)

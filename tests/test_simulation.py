@@ -120,3 +120,16 @@ def test_sweep_shapes_reproducibility_and_order_independence():
         sweep([], seed=1, trials=2)
     with pytest.raises(ValueError, match="trials"):
         sweep(settings, seed=1, trials=0)
+
+
+def test_setting_replace_re_resolves_named_weights():
+    s = Setting(d=40, V=80, N=80, mu_norm2=1.0, process=P.prefix(8, 2), weights="optimal")
+    t = s.replace(process=P.prefix(8, 4))
+    np.testing.assert_allclose(t.weights, np.r_[np.full(4, 0.25), np.zeros(4)])
+    assert t.snr == pytest.approx(4.0)
+    c = Setting(d=40, V=80, N=80, mu_norm2=1.0, process=P.markov(6, 0.5), weights="causal", tau=0.0)
+    assert c.replace(tau=2.0).label == "causal (tau=2)"
+    explicit = s.replace(weights=np.ones(8))
+    assert explicit.replace(process=P.markov(8, 0.1)).label == "custom"
+    with pytest.raises(ValueError, match="tau"):
+        c.replace(tau=float("nan"))
