@@ -1,0 +1,65 @@
+# Tooling for the executable companion book. Two commands matter:
+#   make book   -- set up .venv (if needed) and build the HTML book
+#   make test   -- set up .venv (if needed), run unit tests, nbval on every chapter, strict book build
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := book
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# JupyterLab reads this file from the venv: double-clicking a .md in lab opens it as a notebook.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --all
+NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env
+
+export PYTHONHASHSEED := 0
+
+.PHONY: book test execute lab install clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "Python >= 3.11 is needed (the pinned numpy/scipy/ipython require it); set PYTHON=..." >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+# Re-runs only when requirements.txt or pyproject.toml change (or the venv is new).
+$(STAMP): requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
+	$(BIN)/python -m pip install --disable-pip-version-check -q -e .
+	@# Build matplotlib's font cache now: on a fresh machine the first import prints a notice to
+	@# stderr, which would otherwise land in the first chapter that plots (and fail nbval).
+	$(BIN)/python -c "import matplotlib.font_manager"
+	@mkdir -p $(dir $(LAB_OVERRIDES))
+	@printf '%s\n' '{' \
+	  '  "@jupyterlab/docmanager-extension:plugin": {' \
+	  '    "defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}' \
+	  '  }' '}' > $(LAB_OVERRIDES)
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+book: $(STAMP)
+	$(JB_BUILD)
+	@echo
+	@echo "Book built. Open file://$(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/pytest tests/
+	$(NBVAL)
+	$(JB_BUILD)
+	@echo
+	@echo "All tests passed: unit tests, nbval on every chapter, book build without warnings."
+
+execute: $(STAMP)
+	$(BIN)/python scripts/execute_notebook.py --all
+
+# Jupyter refuses to start as root without --allow-root (containers, CI machines).
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+lab: $(STAMP)
+	cd book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)
+
+clean:
+	rm -rf _build .pytest_cache
