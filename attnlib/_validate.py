@@ -66,7 +66,8 @@ def positive_int(name: str, value, *, even: bool = False, minimum: int = 1) -> i
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
     if even and value % 2:
-        raise ValueError(f"{name} must be even so that the two classes are balanced (V/2 each), got {value}")
+        why = " so that the two classes are balanced (V/2 tokens each)" if name == "V" else ""
+        raise ValueError(f"{name} must be even{why}, got {value}")
     return value
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _validate as _v
 
-__all__ = ["mean", "optimal", "causal", "snr", "alpha", "kappa", "as_weights"]
+__all__ = ["mean", "optimal", "causal", "snr", "alpha", "kappa", "as_weights", "mix_to_snr"]
 
 
 def as_weights(w, T: int | None = None) -> np.ndarray:
@@ -28,25 +28,32 @@ def optimal(R, *, normalize: str = "sum", tol: float = 1e-10) -> np.ndarray:
     """Weights maximising alpha/kappa: the top eigenvector of R (Theorem 5), with alpha/kappa = lambda_max(R).
 
     If lambda_max(R) is degenerate every vector of its eigenspace is optimal; the one returned is the projection
-    of the uniform vector onto that eigenspace (so R = I gives mean pooling), or the first eigenvector if that
-    projection vanishes.
+    of the uniform vector onto that eigenspace (so R = I gives mean pooling). If that projection vanishes (the
+    eigenspace is orthogonal to the uniform vector), the projection of the first basis vector e_0 (then e_1,
+    ...) is used instead, so the choice never depends on how LAPACK orders a degenerate eigenbasis.
 
     normalize : "sum" (default; weights sum to 1, an attention distribution) or "norm" (unit Euclidean norm,
-        sign chosen so that the weights sum to a non-negative number). "sum" raises ValueError when the
-        optimal weights sum to ~0 (e.g. anti-correlated R), where only "norm" makes sense.
+        sign chosen so that the weights sum to a positive number, or, if they sum to ~0, so that the first
+        non-negligible weight is positive). "sum" raises ValueError when the optimal weights sum to ~0
+        (e.g. anti-correlated R), where only "norm" makes sense.
     """
     R = _v.correlation_matrix("R", R)
     if normalize not in ("sum", "norm"):
         raise ValueError(f"normalize must be 'sum' or 'norm', got {normalize!r}")
+    T = R.shape[0]
     lam, vec = np.linalg.eigh(R)
     top = vec[:, lam >= lam[-1] - tol * max(1.0, abs(lam[-1]))]
-    w = top @ (top.T @ np.ones(R.shape[0]))
-    if np.linalg.norm(w) < 1e-8:
-        w = vec[:, -1]
+    for start in [np.ones(T)] + list(np.eye(T)):
+        w = top @ (top.T @ start)
+        if np.linalg.norm(w) > 1e-8 * np.linalg.norm(start):
+            break
     w = w / np.linalg.norm(w)
     total = w.sum()
-    if total < 0:
-        w, total = -w, -total
+    if abs(total) > 1e-10:
+        w = w if total > 0 else -w
+    else:
+        w = w if w[np.argmax(np.abs(w) > 1e-8)] > 0 else -w
+    total = w.sum()
     if normalize == "norm":
         return w
     if total < 1e-8:
@@ -106,8 +113,55 @@ def kappa(w) -> float:
     return float(w @ w)
 
 
-def snr(w, R) -> float:
-    """alpha/kappa = w^T R w / ||w||^2, a Rayleigh quotient of R (at most lambda_max(R))."""
+def snr(w, R):
+    """alpha/kappa = w^T R w / ||w||^2, a Rayleigh quotient of R (at most lambda_max(R)).
+
+    ``w`` of shape (T,) gives a float; a (k, T) array of k weightings (one per row) gives a (k,) array.
+    """
     R = _v.correlation_matrix("R", R)
-    w = _v.weights_vector("w", w, R.shape[0])
-    return float(w @ R @ w / (w @ w))
+    arr = np.asarray(w, dtype=float) if np.ndim(w) == 2 else None
+    if arr is None:
+        w = _v.weights_vector("w", w, R.shape[0])
+        return float(w @ R @ w / (w @ w))
+    if arr.shape[1] != R.shape[0] or arr.shape[0] == 0:
+        raise ValueError(f"w must have shape (k, T) with T = {R.shape[0]}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("w must contain only finite numbers")
+    norms = np.einsum("kt,kt->k", arr, arr)
+    if np.any(norms == 0):
+        raise ValueError(f"w must not have an all-zero row (kappa would vanish), rows {np.flatnonzero(norms == 0)}")
+    return np.einsum("kt,ts,ks->k", arr, R, arr) / norms
+
+
+def mix_to_snr(a, b, R, target: float) -> np.ndarray:
+    """The point w = (1 - lam) a + lam b of the segment [a, b] (lam in [0, 1]) with alpha/kappa(w) = ``target``.
+
+    a, b are scaled to sum 1 first when their sums are positive (so that the mix is again an attention-like
+    distribution). Used to build weightings of different shapes and norms but the same alpha/kappa. Raises
+    ValueError if ``target`` is not between alpha/kappa(a) and alpha/kappa(b), or if the segment passes
+    through 0.
+    """
+    from scipy.optimize import brentq
+
+    R = _v.correlation_matrix("R", R)
+    a = _v.weights_vector("a", a, R.shape[0])
+    b = _v.weights_vector("b", b, R.shape[0])
+    a = a / a.sum() if a.sum() > 0 else a
+    b = b / b.sum() if b.sum() > 0 else b
+    target = float(_v.finite_vector("target", [target])[0])
+    lo, hi = snr(a, R), snr(b, R)
+    if not min(lo, hi) - 1e-12 <= target <= max(lo, hi) + 1e-12:
+        raise ValueError(f"target must lie between alpha/kappa(a) = {lo:.6g} and alpha/kappa(b) = {hi:.6g}, got {target:.6g}")
+    if np.isclose(lo, target, rtol=0, atol=1e-12):
+        return a
+    if np.isclose(hi, target, rtol=0, atol=1e-12):
+        return b
+
+    def gap(lam):
+        w = (1.0 - lam) * a + lam * b
+        if not np.any(w != 0):
+            raise ValueError("the segment from a to b passes through w = 0; choose other endpoints")
+        return snr(w, R) - target
+
+    lam = brentq(gap, 0.0, 1.0, xtol=1e-14, rtol=1e-14)
+    return (1.0 - lam) * a + lam * b

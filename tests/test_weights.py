@@ -79,3 +79,117 @@ def test_attention_fluctuations_shrink_like_one_over_sqrt_d():
         spread.append(np.sqrt(np.mean((emp - W.causal(T, tau)) ** 2)))
     # 16x more dimensions -> 4x smaller deviations (allow 3x-5.5x)
     assert 3.0 < spread[0] / spread[1] < 5.5
+
+
+def test_optimal_degenerate_choice_is_deterministic():
+    # eigenspace orthogonal to 1 (balanced signs, R = (T I - 11^T)/(T-1)): projection of e_0, not a LAPACK pick
+    T = 6
+    R = (T * np.eye(T) - np.ones((T, T))) / (T - 1)
+    w = W.optimal(R, normalize="norm")
+    e0 = np.eye(T)[0] - 1.0 / T
+    np.testing.assert_allclose(w, e0 / np.linalg.norm(e0), atol=1e-12)
+    assert W.snr(w, R) == pytest.approx(T / (T - 1))
+    with pytest.raises(ValueError, match="normalize='norm'"):
+        W.optimal(R)
+
+
+def test_mix_to_snr():
+    R = P.prefix(16, 4).R
+    a, b = W.mean(16), W.optimal(R)
+    for target in [1.75, 2.5, 3.146, 4.0]:
+        w = W.mix_to_snr(a, b, R, target)
+        assert W.snr(w, R) == pytest.approx(target, abs=1e-10)
+        lam = (w - a) @ (b - a) / ((b - a) @ (b - a))
+        np.testing.assert_allclose(w, (1 - lam) * a + lam * b, atol=1e-12)  # on the segment
+        assert -1e-12 <= lam <= 1 + 1e-12
+    with pytest.raises(ValueError, match="target"):
+        W.mix_to_snr(a, b, R, 4.5)
+
+
+def test_sample_embeddings_law():
+    rng = np.random.default_rng(5)
+    proc = P.markov(8, 0.5)
+    d, V, mu2, n = 50, 20, 4.0, 4000
+    X, xi, tokens = attention.sample_embeddings(proc, n, d, V, mu2, rng)
+    assert X.shape == (n, 8, d) and xi.shape == tokens.shape == (n, 8)
+    assert np.all((tokens < V // 2) == (xi > 0))  # class +1 holds tokens 0..V/2-1
+    same = tokens[:, 0] == tokens[:, 1]
+    np.testing.assert_array_equal(X[same, 0], X[same, 1])  # a repeated token has the same embedding
+    # repeat rate of positions (0, 1): (1 + R_01)/V
+    assert same.mean() == pytest.approx((1 + 0.5) / V, abs=5 * np.sqrt(0.075 / n))
+    # with a large vocabulary almost all rows are distinct draws: E[xi_t x_t,1] = ||mu||, unit-variance noise
+    X, xi, _ = attention.sample_embeddings(proc, 2000, 20, 200_000, mu2, rng)
+    assert np.mean(xi * X[:, :, 0]) == pytest.approx(2.0, abs=5 / np.sqrt(16_000))
+    assert np.var(X[:, :, 1:]) == pytest.approx(1.0, abs=0.01)
+
+
+@pytest.mark.parametrize("tau,strict", [(1.0, False), (2.0, False), (2.0, True)])
+def test_deviation_second_moment_matches_monte_carlo(tau, strict):
+    """Mean squared deviation from the limit at d = 400, V = 800 (repeats included) and without repeats."""
+    rng = np.random.default_rng(6)
+    T, d, V = 8, 400, 800
+    proc = P.markov(T, 0.5)
+    X, _, tokens = attention.sample_embeddings(proc, 3000, d, V, 1.0, rng)
+    dev = attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict)
+    full = np.sqrt(np.mean(dev**2))
+    assert full == pytest.approx(attention.deviation_rms(T, tau, d, V=V, R=proc.R, strict=strict), rel=0.08)
+    distinct = np.array([len(set(row)) == T for row in tokens])
+    gauss = np.sqrt(np.mean(dev[distinct] ** 2))
+    assert gauss == pytest.approx(attention.deviation_rms(T, tau, d, strict=strict), rel=0.08)
+    # the covariance matrix itself, not only its trace
+    M = attention.deviation_second_moment(T, tau, d, strict=strict)
+    emp = dev[distinct].T @ dev[distinct] / distinct.sum()
+    assert np.linalg.norm(emp - M) < 0.15 * np.linalg.norm(M)
+
+
+def test_deviation_second_moment_limits():
+    assert attention.deviation_rms(8, 0.0, 100) == 0.0  # tau = 0: all scores equal, weights exact at any d
+    a, b = attention.deviation_rms(8, 1.0, 100), attention.deviation_rms(8, 1.0, 400)
+    assert a / b == pytest.approx(2.0)  # 1/sqrt(d)
+    with pytest.raises(ValueError, match="R must be"):
+        attention.deviation_second_moment(4, 1.0, 10, R=np.eye(3))
+
+
+def test_snr_rows():
+    R = P.markov(6, 0.5).R
+    rows = np.random.default_rng(0).standard_normal((5, 6))
+    np.testing.assert_allclose(W.snr(rows, R), [W.snr(r, R) for r in rows], rtol=1e-12)
+    with pytest.raises(ValueError, match="all-zero row"):
+        W.snr(np.zeros((2, 6)), R)
+    with pytest.raises(ValueError, match="shape"):
+        W.snr(np.ones((2, 5)), R)
+
+
+@pytest.mark.parametrize("tau,strict,mu2", [(3.0, False, 1.0), (3.0, True, 1.0), (1.0, False, 0.0)])
+def test_deviation_mean_matches_monte_carlo(tau, strict, mu2):
+    """O(1/d) bias of the mean weights at d = 100 (distinct tokens: huge V), 10000 sequences.
+
+    The bias is ~1e-3 here, the Monte-Carlo standard error ~5e-5 and the neglected O(1/d^2) terms ~1e-4.
+    """
+    rng = np.random.default_rng(8)
+    T, d = 8, 100
+    proc = P.markov(T, 0.6)
+    devs = []
+    for _ in range(2):
+        X, _, tokens = attention.sample_embeddings(proc, 5000, d, 2_000_000, mu2, rng)
+        distinct = np.array([np.unique(row).size == T for row in tokens])
+        devs.append((attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict))[distinct])
+    dev = np.concatenate(devs)
+    pred = attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=proc.R, strict=strict)
+    se = dev.std(axis=0) / np.sqrt(len(dev))
+    np.testing.assert_array_less(np.abs(dev.mean(axis=0) - pred), 5 * se + 0.1 * np.abs(pred) + 1e-12)
+    assert abs(pred.sum()) < 1e-15  # weights always sum to 1
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 7, 1.0, np.random.default_rng(0)), "V"),
+    (lambda: attention.sample_embeddings(np.eye(4), 2, 10, 8, 1.0, np.random.default_rng(0)), "process"),
+    (lambda: attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 8, 1.0, 0), "rng"),
+    (lambda: attention.deviation_second_moment(4, float("nan"), 10), "tau"),
+    (lambda: attention.deviation_second_moment(1, 1.0, 10, strict=True), "T"),
+    (lambda: attention.deviation_mean(4, 1.0, 0), "d"),
+    (lambda: attention.deviation_mean(4, 1.0, 10, mu_norm2=-1.0), "mu_norm2"),
+])
+def test_attention_bad_input(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

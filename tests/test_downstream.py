@@ -1,0 +1,283 @@
+"""Downstream task: labels, the closed-form ridge (against lstsq and brute-force leave-one-out), the spectral
+classifier, and the theory predictions (against exact identities and small Monte-Carlo runs)."""
+
+import numpy as np
+import pytest
+
+from attnlib import Setting, downstream as ds, model, positional as P, simulation, theory, weights as W
+
+PREFIX = P.prefix(8, 3)
+
+
+# ------------------------------------------------------------------------------------------------ labels
+
+
+def test_label_position_of_block_processes():
+    assert ds.label_position(P.prefix(16, 4)) == 0
+    assert ds.label_position(P.suffix(10, 3)) == 7
+    assert ds.label_position(P.blocks([1, 1, 5, 1])) == 2
+
+
+@pytest.mark.parametrize("proc", [P.markov(8, 0.6), P.independent(5), P.blocks([3, 3]), P.prefix(6, 1)])
+def test_label_position_refuses_ambiguous_processes(proc):
+    with pytest.raises(ValueError, match="block"):
+        ds.label_position(proc)
+
+
+def test_labels_are_the_shared_prefix_sign():
+    xi = PREFIX.sample(500, np.random.default_rng(0))
+    y = ds.labels(PREFIX, xi)
+    assert np.array_equal(y, xi[:, 0]) and np.array_equal(y, xi[:, 2])
+    assert np.array_equal(ds.labels(P.markov(8, 0.5), xi, position=5), xi[:, 5])
+    with pytest.raises(ValueError, match="position"):
+        ds.labels(PREFIX, xi, position=8)
+    with pytest.raises(ValueError, match="xi"):
+        ds.labels(PREFIX, xi[:, :5])
+
+
+def test_label_signal_is_prefix_mass_and_matches_class_means():
+    w = np.random.default_rng(1).random(8)
+    assert ds.label_signal(w, PREFIX.R, 0) == pytest.approx(w[:3].sum())
+    # Monte-Carlo: E[c | y] = a y h + (sum w) g, here for a Markov chain (a = (R w)_b, b = 2)
+    rng = np.random.default_rng(2)
+    voc = model.draw_vocabulary(6, 40, 1.0, rng)
+    proc = P.markov(5, 0.7)
+    w5 = W.causal(5, 0.5)
+    C, xi = model.draw_pooled(voc, proc, w5, 200_000, rng)
+    y = xi[:, 2]
+    half_diff = (C[y > 0].mean(axis=0) - C[y < 0].mean(axis=0)) / 2
+    a = ds.label_signal(w5, proc.R, 2)
+    np.testing.assert_allclose(half_diff, a * voc.h, atol=0.01)
+
+
+# ------------------------------------------------------------------------------------------------ ridge
+
+
+def _toy(n, d, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1, 1], n)
+    X = rng.standard_normal((n, d)) + 0.7 * y[:, None] * rng.standard_normal(d) + 3.0
+    return X, y
+
+
+@pytest.mark.parametrize("n,d", [(30, 7), (8, 20)])
+def test_ridge_matches_lstsq_on_augmented_system(n, d):
+    X, y = _toy(n, d, 3)
+    lam_rel = 0.37
+    fit = ds.ridge_fit(X, y, lam_rel)
+    Xc = X - X.mean(axis=0)
+    lam = lam_rel * np.sum(Xc**2) / (n * d)
+    # min ||y - b - X beta||^2 + n lam ||beta||^2 (intercept unpenalised)
+    A = np.block([[np.ones((n, 1)), X], [np.zeros((d, 1)), np.sqrt(n * lam) * np.eye(d)]])
+    sol = np.linalg.lstsq(A, np.concatenate([y, np.zeros(d)]), rcond=None)[0]
+    assert fit.lam == pytest.approx(lam)
+    np.testing.assert_allclose(fit.coef, sol[1:], rtol=1e-8, atol=1e-10)
+    assert fit.intercept == pytest.approx(sol[0], rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("n,d", [(25, 6), (9, 15)])
+def test_ridge_loo_matches_brute_force(n, d):
+    X, y = _toy(n, d, 4)
+    grid = np.array([0.05, 0.5, 5.0])
+    fit = ds.ridge_fit(X, y, grid)
+    scale = np.sum((X - X.mean(axis=0)) ** 2) / (n * d)  # lambda stays relative to the full-data scale
+    for k, lam_rel in enumerate(grid):
+        errs = []
+        for i in range(n):
+            keep = np.arange(n) != i
+            Xi, yi = X[keep], y[keep]
+            Xic = Xi - Xi.mean(axis=0)
+            # the same absolute penalty n lam ||beta||^2 as the full fit, on the n - 1 remaining rows
+            beta = np.linalg.solve(Xic.T @ Xic + n * lam_rel * scale * np.eye(d), Xic.T @ (yi - yi.mean()))
+            errs.append(y[i] - yi.mean() - (X[i] - Xi.mean(axis=0)) @ beta)
+        assert fit.loo_mse[k] == pytest.approx(np.mean(np.square(errs)), rel=1e-8)
+    assert fit.lam_rel == grid[np.argmin(fit.loo_mse)]
+
+
+def test_ridge_is_scale_invariant_and_separates_a_toy():
+    X, y = _toy(200, 10, 5)
+    fit, fit10 = ds.ridge_fit(X, y), ds.ridge_fit(10 * X, y)
+    np.testing.assert_allclose(fit.decision(X), fit10.decision(10 * X), rtol=1e-8)
+    rng = np.random.default_rng(6)
+    y_sep = rng.choice([-1, 1], 300)
+    X_sep = rng.standard_normal((300, 20)) * 0.1 + y_sep[:, None] * np.eye(20)[0]
+    fit_sep = ds.ridge_fit(X_sep[:100], y_sep[:100])
+    assert ds.accuracy(y_sep[100:], fit_sep.decision(X_sep[100:])) == 1.0
+    spec = ds.spectral_fit(X_sep[:100], y_sep[:5])
+    assert ds.accuracy(y_sep[100:], spec.decision(X_sep[100:])) == 1.0
+    assert np.array_equal(spec.predict(X_sep[100:]), y_sep[100:])
+
+
+def test_spectral_sign_follows_anchors():
+    rng = np.random.default_rng(7)
+    y = rng.choice([-1, 1], 200)
+    X = rng.standard_normal((200, 5)) * 0.2 + 2 * y[:, None] * np.eye(5)[1]
+    pos, neg = ds.spectral_fit(X, y[:3]), ds.spectral_fit(X, -y[:3])
+    np.testing.assert_allclose(pos.direction, -neg.direction)
+    assert ds.accuracy(y, pos.decision(X)) == 1.0 and ds.accuracy(y, neg.decision(X)) == 0.0
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda X, y: ds.ridge_fit(X, np.where(y > 0, 1, 0)), "labels"),
+        (lambda X, y: ds.ridge_fit(X[:, 0], y), "X must be"),
+        (lambda X, y: ds.ridge_fit(X, y[:-1]), "length"),
+        (lambda X, y: ds.ridge_fit(X, y, -1.0), "lam_rel"),
+        (lambda X, y: ds.ridge_fit(X, y, [0.1, np.nan]), "lam_rel"),
+        (lambda X, y: ds.ridge_fit(np.ones_like(X), y), "rows equal"),
+        (lambda X, y: ds.ridge_fit(np.where(X > 0, np.inf, X), y), "finite"),
+        (lambda X, y: ds.spectral_fit(X[:3], y[:4]), "anchor_labels"),
+        (lambda X, y: ds.accuracy(y, y[:-1]), "scores"),
+        (lambda X, y: ds.accuracy(y * 2, y), "labels"),
+    ],
+)
+def test_bad_input_raises(call, match):
+    X, y = _toy(20, 4, 8)
+    with pytest.raises(ValueError, match=match):
+        call(X, y)
+
+
+# ------------------------------------------------------------------------------------------------ theory
+
+
+def _setting(**kw):
+    base = dict(d=400, V=800, N=800, mu_norm2=0.5, process=P.prefix(16, 4), weights="optimal")
+    base.update(kw)
+    return Setting(**base)
+
+
+def test_outlier_quadratic_form_identities():
+    s = _setting()
+    sp = s.signal_h()
+    x, dl, gm = s.theta - s.delta, s.delta, s.gamma
+    q = ds.outlier_quadratic_form(s)
+    assert q == pytest.approx(s.kappa * (x + 1) * (x + dl) / (x + gm))
+    assert q == pytest.approx(sp.population_eigenvalue**2 / sp.sample_eigenvalue)
+    # gamma -> 0: the sample eigenvector is the population one and u^T Sigma u -> the population outlier
+    big = _setting(N=10**9)
+    assert ds.outlier_quadratic_form(big) == pytest.approx(big.signal_h().population_eigenvalue, rel=1e-5)
+    # identity bulk (delta -> 0): l^2/lambda = 1 + (l - 1) c^2, c^2 the classic overlap (Donoho-Gavish-Johnstone)
+    l, gamma = 4.0, 0.5
+    lam = l * (1 + gamma / (l - 1))
+    c2 = (1 - gamma / (l - 1) ** 2) / (1 + gamma / (l - 1))
+    assert l**2 / lam == pytest.approx(1 + (l - 1) * c2)
+    assert np.isnan(ds.outlier_quadratic_form(_setting(weights="mean", N=400)))
+
+
+def test_outlier_quadratic_form_and_projection_against_monte_carlo():
+    """d = 300: per draw, u^T Sigma u fluctuates by ~3 % (vocabulary) and <u, h>^2 by ~0.03; 4 draws."""
+    s = _setting(d=300, V=600, N=900, weights="causal")
+    rng = np.random.default_rng(9)
+    quads, eta2s = [], []
+    for _ in range(4):
+        voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+        C, _ = model.draw_pooled(voc, s.process, s.weights, s.N, rng)
+        _, vecs = simulation.top_eigenpairs(C, 1)
+        u = vecs[:, 0]
+        Sigma = model.population_covariance(voc, s.weights, s.R)
+        quads.append(u @ Sigma @ u)
+        eta2s.append((u @ voc.h) ** 2)
+    pred = ds.spectral_accuracy(s)
+    assert np.mean(quads) == pytest.approx(pred.quad, rel=0.06)
+    assert np.mean(eta2s) == pytest.approx(pred.eta2, abs=0.05)
+
+
+def test_spectral_accuracy_limits():
+    below = ds.spectral_accuracy(_setting(weights="mean", N=400))
+    assert below.accuracy == 0.5 and below.eta2 == 0.0
+    above = _setting(weights="mean", N=3200)  # just above threshold: snr ~ 0.4, the anchors' vote matters
+    p0, p5, p50 = (ds.spectral_accuracy(above, n_anchor=k) for k in (None, 5, 50))
+    assert p0.sign_error == 0 and p0.accuracy == p0.accuracy_signed
+    assert 0.5 < p5.accuracy < p50.accuracy < p0.accuracy
+    assert p0.noise_var == pytest.approx(p0.quad - p0.a**2 * p0.eta2)
+    with pytest.raises(ValueError, match="n_anchor"):
+        ds.spectral_accuracy(above, n_anchor=0)
+
+
+def test_fisher_accuracy_against_oracle_monte_carlo():
+    """The Fisher rule of one vocabulary (d = 200, V = 800) on 20000 test sequences (sd of accuracy ~0.003)."""
+    s = _setting(d=200, V=800, weights="mean", mu_norm2=0.3)
+    rng = np.random.default_rng(10)
+    voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+    parts = model.population_covariance(voc, s.weights, s.R, parts=True)
+    a = ds.label_signal(s.weights, s.R, 0)
+    Sigma_n = s.kappa * parts["W_prime"] + (s.alpha - a * a) * np.outer(parts["h"], parts["h"])
+    beta = np.linalg.solve(Sigma_n, parts["h"])
+    C, xi = model.draw_pooled(voc, s.process, s.weights, 20_000, rng)
+    acc = ds.accuracy(xi[:, 0], (C - s.weight_sum * parts["g"]) @ beta)
+    # finite d: h^T W'^{-1} h has relative sd ~ sqrt(2/d) ~ 0.1, a shift of ~0.01 in accuracy here
+    assert acc == pytest.approx(ds.fisher_accuracy(s), abs=0.02)
+    with pytest.raises(ValueError, match="delta"):
+        ds.fisher_accuracy(_setting(V=400))
+    # prefix-supported weights (alpha = a^2): varsigma^2 = M alpha / kappa
+    opt = _setting(weights="optimal")
+    assert ds.label_snr(opt) == pytest.approx((0.5 + 0.5) / (1 - 0.5) * opt.snr)
+
+
+def test_critical_window():
+    assert ds.in_critical_window(_setting(weights="mean"))  # theta 1.75 vs theta_s 1.78
+    assert not ds.in_critical_window(_setting(weights="optimal"))
+    with pytest.raises(ValueError, match="setting"):
+        ds.in_critical_window("mean")
+
+
+def test_samples_threshold_puts_theta_on_the_sample_threshold():
+    for weights in ("mean", "causal", "optimal"):
+        s = _setting(weights=weights)
+        n_star = ds.samples_threshold(s)
+        x_star = theory.critical_x(s.delta, s.d / n_star)[0]
+        assert x_star == pytest.approx(s.theta - s.delta, rel=1e-10)
+    assert ds.samples_threshold(_setting(weights=np.eye(16)[5], mu_norm2=0.1)) == np.inf
+
+
+def test_empirical_threshold():
+    x = np.linspace(0, 1, 11)
+    edge = np.ones(11)
+    top = 1 + np.clip(x - 0.3, 0, None)  # margin = top - edge - 0.2 crosses 0 at x = 0.5
+    assert ds.empirical_threshold(x, top, edge, np.full(11, 0.2)) == pytest.approx(0.5)
+    assert np.isnan(ds.empirical_threshold(x, top, edge, np.full(11, 5.0)))
+    assert ds.empirical_threshold(x, top + 1, edge, np.full(11, 0.2)) == 0.0
+    wiggle = top.copy()
+    wiggle[2] = 2.0  # an early excursion above the margin does not count: the margin must stay positive
+    assert ds.empirical_threshold(x, wiggle, edge, np.full(11, 0.2)) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="increasing"):
+        ds.empirical_threshold(x[::-1], top, edge, np.full(11, 0.2))
+
+
+# ------------------------------------------------------------------------------------------------ runner
+
+
+def test_run_experiment_shapes_determinism_and_validation():
+    proc = P.prefix(8, 2)
+    ws = {"mean": W.mean(8), "optimal": W.optimal(proc.R)}
+    kw = dict(d=40, V=100, mu_norm2=1.0, n_train=[30, 60], n_test=200, vocabularies=2, seed=3, n_anchor=5)
+    ex = ds.run_experiment(proc, ws, **kw)
+    assert ex.ridge.shape == (2, 2, 2) and ex.oracle.shape == (2, 2) and ex.names == ("mean", "optimal")
+    assert np.all((ex.ridge >= 0) & (ex.ridge <= 1)) and np.all(np.isfinite(ex.oracle))
+    again = ds.run_experiment(proc, ws, **kw)
+    np.testing.assert_array_equal(ex.ridge, again.ridge)
+    np.testing.assert_array_equal(ex.spectral, again.spectral)
+    diff, se = ex.paired_difference("ridge", 1, 0)
+    assert diff.shape == (2,) and np.all(se >= 0)
+    assert ex.setting(1, 60).N == 60 and ex.setting(1, 60).label == "optimal"
+    with pytest.raises(ValueError, match="n_anchor"):
+        ds.run_experiment(proc, ws, **{**kw, "n_anchor": 40})
+    with pytest.raises(ValueError, match="weights"):
+        ds.run_experiment(proc, {}, **kw)
+    with pytest.raises(ValueError, match="block"):
+        ds.run_experiment(P.markov(8, 0.5), ws, **kw)
+
+
+@pytest.mark.parametrize("n,d", [(60, 12), (10, 25)])
+def test_runner_decomposition_matches_public_fits(n, d):
+    """run_experiment shares one eigendecomposition between ridge and the spectral classifier."""
+    X, y = _toy(n, d, 11)
+    dec = ds._Decomposition.of(X)
+    fit, ref = ds._ridge(dec, y.astype(float), ds.DEFAULT_LAMBDAS), ds.ridge_fit(X, y)
+    np.testing.assert_allclose(fit.coef, ref.coef, rtol=1e-7, atol=1e-10)
+    value, vector = dec.top_direction()
+    spec = ds._signed(vector, dec.x_mean, value, dec.Xc[:5], y[:5].astype(float))
+    lanczos = ds.spectral_fit(X, y[:5])
+    assert value == pytest.approx(lanczos.eigenvalue, rel=1e-9)
+    np.testing.assert_allclose(spec.direction, lanczos.direction, atol=1e-7)
