@@ -1,6 +1,7 @@
 # Tooling for the executable companion book. Two commands matter:
-#   make book   -- set up .venv (if needed) and build the HTML book
-#   make test   -- set up .venv (if needed), run unit tests, nbval on every chapter, strict book build
+#   make book   -- set up .venv and node_modules (if needed) and build the HTML book
+#   make test   -- set up (if needed), run unit tests, nbval on every chapter, strict book build, and the
+#                  real-browser test of the built book (headless Debian Chromium, network cut off)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := book
@@ -14,20 +15,26 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --all
 NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env
+# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1.
+BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser
 
 export PYTHONHASHSEED := 0
 
-.PHONY: book test execute lab install clean
+.PHONY: book test browser-test execute lab install clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Python >= 3.11 is needed (the pinned numpy/scipy/ipython require it); set PYTHON=..." >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
-# Re-runs only when requirements.txt or pyproject.toml change (or the venv is new).
-$(STAMP): requirements.txt pyproject.toml | $(BIN)/python
+# Re-runs only when requirements.txt, pyproject.toml or the npm pins change (or the venv is new).
+# npm ci installs the pinned MathJax into node_modules/ (git-ignored); the book build copies it into
+# _build/html/_static/mathjax/ (see _ext/offline_assets.py), so the HTML book needs no network.
+$(STAMP): requirements.txt pyproject.toml package.json package-lock.json | $(BIN)/python
+	@command -v npm >/dev/null || { echo "npm is needed to install MathJax for the book (apt-get install npm)" >&2; exit 1; }
 	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
 	$(BIN)/python -m pip install --disable-pip-version-check -q -e .
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	@# Build matplotlib's font cache now: on a fresh machine the first import prints a notice to
 	@# stderr, which would otherwise land in the first chapter that plots (and fail nbval).
 	$(BIN)/python -c "import matplotlib.font_manager"
@@ -49,8 +56,14 @@ test: $(STAMP)
 	$(BIN)/pytest tests/
 	$(NBVAL)
 	$(JB_BUILD)
+	$(BROWSER_TEST)
 	@echo
-	@echo "All tests passed: unit tests, nbval on every chapter, book build without warnings."
+	@echo "All tests passed: unit tests, nbval on every chapter, book build without warnings, every page"
+	@echo "rendered offline in Chromium (screenshots in _build/screenshots/)."
+
+# The real-browser test alone, on the current build (run `make book` first).
+browser-test: $(STAMP)
+	$(BROWSER_TEST)
 
 execute: $(STAMP)
 	$(BIN)/python scripts/execute_notebook.py --all

@@ -1,0 +1,115 @@
+"""Fixtures for the real-browser test of the built book (see test_book_in_browser.py).
+
+The test needs the built HTML (``_build/html``), Debian's Chromium (``/usr/bin/chromium``) and Playwright for
+Python (pinned in requirements.txt; it drives the system Chromium, no browser is downloaded). It runs only
+when ``ATTNLIB_BROWSER_TEST=1`` (set by ``make test`` and ``make browser-test`` after the build), so that
+``pytest tests/``, which runs *before* the build, skips it visibly instead of checking a stale build.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+HTML = Path(os.environ.get("ATTNLIB_BOOK_HTML", REPO / "_build" / "html"))
+SCREENSHOTS = Path(os.environ.get("ATTNLIB_SCREENSHOTS", REPO / "_build" / "screenshots"))
+REPORT = SCREENSHOTS.parent / "browser-report.json"
+CHROMIUM = os.environ.get("ATTNLIB_CHROMIUM", "/usr/bin/chromium")
+ENABLED = os.environ.get("ATTNLIB_BROWSER_TEST") == "1"
+
+# Headless Debian Chromium, as root (--no-sandbox), with the background services that phone home switched
+# off, so that every request the test sees comes from the page itself.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+RESULTS: dict[str, dict] = {}  # page -> measurements, written to REPORT and summarised at the end
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
+        pass
+
+
+@pytest.fixture(scope="session")
+def html_root() -> Path:
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"{HTML}/index.html not found: build the book first (`make book`)")
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def base_url(html_root):
+    """Serve the built book on 127.0.0.1 (a free port) for the whole session."""
+    handler = functools.partial(_QuietHandler, directory=str(html_root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (`apt-get install chromium`; .ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots_dir() -> Path:
+    if SCREENSHOTS.exists():
+        shutil.rmtree(SCREENSHOTS)
+    SCREENSHOTS.mkdir(parents=True)
+    return SCREENSHOTS
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if RESULTS:
+        REPORT.parent.mkdir(parents=True, exist_ok=True)
+        REPORT.write_text(json.dumps(RESULTS, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not RESULTS:
+        return
+    tr = terminalreporter
+    tr.section("book in the browser")
+    tr.write_line(f"{'page':<32} {'math':>5} {'mjx':>5} {'img':>4} {'links':>6} {'blocked':>8} {'errors':>7}  screenshot")
+    for page, r in sorted(RESULTS.items()):
+        tr.write_line(
+            f"{page:<32} {r['math_elements']:>5} {r['mjx_containers']:>5} {r['images']:>4} "
+            f"{r['internal_links']:>6} {len(r['blocked_requests']):>8} {len(r['console_errors']):>7}  "
+            f"{r['screenshot']}"
+        )
+    blocked = sum(len(r["blocked_requests"]) for r in RESULTS.values())
+    errors = sum(len(r["console_errors"]) for r in RESULTS.values())
+    tr.write_line(f"{len(RESULTS)} pages; blocked non-local requests: {blocked}; console errors: {errors}; "
+                  f"report: {REPORT.relative_to(REPO) if REPORT.is_relative_to(REPO) else REPORT}")
