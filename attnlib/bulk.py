@@ -1,0 +1,407 @@
+r"""Comparing simulated spectra with the bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)`.
+
+* Laws as objects: :func:`bulk_law` and :func:`mp_law` return a :class:`Law` (edges, atom at 0, density and an
+  accurate, vectorised CDF); :func:`bulk_cdf` / :func:`mp_cdf` are the CDFs as plain functions.
+* Spectra: :func:`spectra` (all eigenvalues of S for several independent draws, no eigenvectors).
+* Distances between a spectrum and a law: :func:`histogram_l1` (binned, bin masses integrated exactly from the
+  CDF, atom and out-of-support mass included) and :func:`ks_distance` (Kolmogorov-Smirnov, atom included);
+  :func:`zero_fraction`, :func:`extreme_eigenvalues`; :func:`overlay` draws a histogram against a law.
+* Moments: :func:`spectrum_moments` (empirical), :func:`mp_moments` (Narayana polynomials).
+* Finite T: the bulk of S depends on the tokens only through the spectrum of the token-mixing matrix
+  (:func:`token_mixing_spectrum`, :func:`token_mixing_moments`), which is Marchenko-Pastur only as the number
+  T of tokens per sequence grows. :func:`m4_shift` is the limiting excess of the 4th moment of S/kappa, and
+  :func:`t_departure` simulates the 4th moment and the extreme eigenvalues of S for several T.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import comb
+from typing import Callable
+
+import numpy as np
+
+from . import _validate as _v
+from . import positional, theory
+from .model import _check_rng, draw_pooled, draw_vocabulary, sample_tokens, token_matrix
+from .setting import Setting
+from .simulation import spectrum
+
+__all__ = [
+    "Law",
+    "bulk_law",
+    "mp_law",
+    "bulk_cdf",
+    "mp_cdf",
+    "histogram_l1",
+    "ks_distance",
+    "zero_fraction",
+    "overlay",
+    "extreme_eigenvalues",
+    "spectrum_moments",
+    "mp_moments",
+    "m4_shift",
+    "token_mixing_spectrum",
+    "token_mixing_moments",
+    "spectra",
+    "TDeparture",
+    "t_departure",
+]
+
+ZERO_TOL = 1e-10
+"""Eigenvalues at most ``ZERO_TOL`` times the largest one are counted in the atom at 0 (numerical zeros of a
+rank-deficient S are ~1e-15 relative; the smallest genuine eigenvalue at a hard edge is ~1/d^2 relative)."""
+
+_GRID = 2**14 + 1
+
+
+def _edge_map(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The map s -> 5 s^4 - 4 s^5 of [0, 1] onto itself and its derivative 20 s^3 (1 - s).
+
+    Flat at both ends (like s^4 at 0 and 1 - 10 (1-s)^2 at 1), so a density with a square-root soft edge, or
+    an x^(-1/2) or x^(-2/3) hard edge at 0, becomes an integrand in s that vanishes at the ends.
+    """
+    return 5.0 * s**4 - 4.0 * s**5, 20.0 * s**3 * (1.0 - s)
+
+
+@dataclass(frozen=True, eq=False)
+class Law:
+    """A spectral law: an atom at 0 of mass ``atom`` plus a density on ``[lower, upper]``.
+
+    ``cdf(x)`` integrates the density once, at construction, on a grid of 2^14 + 1 points mapped to the support
+    (cumulative trapezoid, then linear interpolation). Checked against adaptive quadrature: absolute error about
+    1e-8 with soft edges, 1e-8 with an x^(-1/2) hard edge at 0 (delta or gamma = 1) and 3e-6 with the x^(-2/3)
+    hard edge of delta = gamma = 1.
+    """
+
+    name: str
+    lower: float
+    upper: float
+    atom: float
+    density: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    _x: np.ndarray = field(repr=False)
+    _F: np.ndarray = field(repr=False)
+
+    def cdf(self, x):
+        """P(eigenvalue <= x): 0 for x < 0, ``atom`` on [0, lower], 1 above ``upper``."""
+        x_arr = np.asarray(x, dtype=float)
+        if not np.all(np.isfinite(x_arr)):
+            raise ValueError("x must contain only finite numbers")
+        out = np.where(x_arr < 0, 0.0, np.interp(x_arr, self._x, self._F, left=self.atom, right=1.0))
+        return out if out.ndim else float(out)
+
+    def bin_masses(self, edges) -> np.ndarray:
+        """Mass of the continuous part in each bin [edges[i], edges[i+1]) (the atom at 0 excluded)."""
+        e = np.asarray(edges, dtype=float)
+        F = np.maximum(self.cdf(np.clip(e, self.lower, None)), self.atom)
+        return np.diff(F)
+
+
+def _law(name: str, density: Callable, lower: float, upper: float, atom: float) -> Law:
+    s = np.linspace(0.0, 1.0, _GRID)
+    g, dg = _edge_map(s)
+    x = lower + (upper - lower) * g
+    integrand = density(x) * (upper - lower) * dg
+    F = atom + np.concatenate(([0.0], np.cumsum(0.5 * (integrand[1:] + integrand[:-1]) * np.diff(s))))
+    return Law(name=name, lower=float(lower), upper=float(upper), atom=float(atom), density=density, _x=x, _F=F)
+
+
+def bulk_law(delta, gamma, kappa=1.0) -> Law:
+    r""":math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` as a :class:`Law` (edges, atom, density, CDF)."""
+    delta = _v.positive("delta", delta)
+    gamma = _v.positive("gamma", gamma)
+    kappa = _v.positive("kappa", kappa)
+    lo, hi = theory.bulk_edges(delta, gamma, kappa)
+    return _law(f"kappa (MP_{delta:g} x MP_{gamma:g})", lambda x: theory.bulk_density(x, delta, gamma, kappa), lo, hi,
+                theory.zero_atom(delta, gamma))
+
+
+def mp_law(ratio, scale=1.0) -> Law:
+    """``scale * MP_ratio`` (Marchenko-Pastur law of mean ``scale``) as a :class:`Law`."""
+    ratio = _v.positive("ratio", ratio)
+    scale = _v.positive("scale", scale)
+    lo, hi = theory.mp_edges(ratio, scale)
+    return _law(f"scale MP_{ratio:g}", lambda x: theory.mp_density(x, ratio, scale), lo, hi,
+                max(0.0, 1.0 - 1.0 / ratio))
+
+
+def bulk_cdf(x, delta, gamma, kappa=1.0):
+    r"""CDF of :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` at ``x`` (atom at 0 included), vectorised."""
+    return bulk_law(delta, gamma, kappa).cdf(x)
+
+
+def mp_cdf(x, ratio, scale=1.0):
+    """CDF of ``scale * MP_ratio`` at ``x`` (atom at 0 included), vectorised."""
+    return mp_law(ratio, scale).cdf(x)
+
+
+def _spectrum(eigenvalues) -> np.ndarray:
+    """All eigenvalues as one flat array (several draws are pooled); checked finite and non-empty."""
+    ev = np.asarray(eigenvalues, dtype=float).ravel()
+    if ev.size == 0 or not np.all(np.isfinite(ev)):
+        raise ValueError("eigenvalues must be a non-empty array of finite numbers")
+    if ev.min() < -ZERO_TOL * max(1.0, np.abs(ev).max()):
+        raise ValueError(f"eigenvalues must be >= 0 (S is positive semidefinite), got min {ev.min():.3g}")
+    return ev
+
+
+def _zero_mask(ev: np.ndarray) -> np.ndarray:
+    return ev <= ZERO_TOL * ev.max() if ev.max() > 0 else np.ones(ev.shape, bool)
+
+
+def _check_law(law) -> Law:
+    if not isinstance(law, Law):
+        raise ValueError(f"law must be an attnlib.bulk.Law (from bulk_law or mp_law), got {law!r}")
+    return law
+
+
+def histogram_l1(eigenvalues, law: Law, bins: int = 50) -> float:
+    """L1 distance between the empirical spectrum and ``law`` on ``bins`` equal bins of the law's support.
+
+    Sum over the bins of |empirical mass - law mass| (law mass integrated exactly from the CDF, not the density
+    at the bin centre), plus the empirical mass below the lower edge and above the upper edge (where the law has
+    none), plus |empirical zero fraction - atom|. Between 0 and 2; draws given as rows are pooled.
+    """
+    ev = _spectrum(eigenvalues)
+    law = _check_law(law)
+    bins = _v.positive_int("bins", bins)
+    zero = _zero_mask(ev)
+    nz = ev[~zero]
+    edges = np.linspace(law.lower, law.upper, bins + 1)
+    counts, _ = np.histogram(nz[(nz >= law.lower) & (nz <= law.upper)], bins=edges)
+    outside = np.count_nonzero(nz < law.lower) + np.count_nonzero(nz > law.upper)
+    n = ev.size
+    return float(np.abs(counts / n - law.bin_masses(edges)).sum() + outside / n + abs(zero.mean() - law.atom))
+
+
+def ks_distance(eigenvalues, law: Law) -> float:
+    """Kolmogorov-Smirnov distance sup_x |F_emp(x) - F(x)| between the pooled spectrum and ``law``.
+
+    Exact for a law with an atom: both one-sided limits are compared at every jump of the empirical CDF, and
+    eigenvalues counted as zero (see ``ZERO_TOL``) sit in the atom.
+    """
+    ev = _spectrum(eigenvalues)
+    law = _check_law(law)
+    x = np.sort(np.where(_zero_mask(ev), 0.0, ev))
+    n = x.size
+    right = np.searchsorted(x, x, side="right") / n
+    left = np.searchsorted(x, x, side="left") / n
+    F_right = law.cdf(x)
+    F_left = np.where(x <= 0, 0.0, F_right)  # the law's only jump is the atom at 0
+    return float(max(np.max(np.abs(right - F_right)), np.max(np.abs(left - F_left))))
+
+
+def zero_fraction(eigenvalues) -> float:
+    """Fraction of eigenvalues that are zero (at most ``ZERO_TOL`` times the largest); draws pooled."""
+    return float(_zero_mask(_spectrum(eigenvalues)).mean())
+
+
+def overlay(ax, eigenvalues, law: Law, *, bins: int = 50, label: str = "simulation", color: str = "#9ecae1"):
+    """Histogram of the non-zero eigenvalues against the continuous part of ``law`` (both normalised to mass 1).
+
+    Unlike :func:`attnlib.plotting.spectrum_overlay`, which drops the ``round(atom * n)`` smallest eigenvalues,
+    the zeros are found numerically (``ZERO_TOL``), so the finite-size rank deficit (one extra zero per side lost
+    to centering) does not leave a spurious bar at 0; the legend reports the zero fraction against the atom.
+    Edges are dotted; the curve is evaluated on a grid that is dense near both edges.
+    """
+    ev = _spectrum(eigenvalues)
+    law = _check_law(law)
+    bins = _v.positive_int("bins", bins)
+    zero = _zero_mask(ev)
+    nz = ev[~zero]
+    top = max(law.upper, float(nz.max()) if nz.size else law.upper)
+    start = 0.0 if law.lower < 0.05 * law.upper else 0.9 * law.lower
+    text = f"{label}; zeros {100 * zero.mean():.1f}% (atom {100 * law.atom:.1f}%)" if law.atom > 0 else label
+    heights, _, _ = ax.hist(nz, bins=bins, range=(start, 1.05 * top), density=True, color=color, edgecolor="white",
+                            linewidth=0.3, label=text)
+    x = law.lower + (law.upper - law.lower) * _edge_map(np.linspace(0.0, 1.0, 2001))[0]
+    ax.plot(x, law.density(x) / (1.0 - law.atom), color="black", lw=1.4, label="theory")
+    for edge in (law.lower, law.upper):
+        ax.axvline(edge, color="#7f7f7f", ls=":", lw=1)
+    if heights.size and heights.max() > 0:  # a hard edge at 0 makes the density unbounded: scale to the data
+        ax.set_ylim(0, 1.25 * heights.max())
+    ax.set_xlabel("eigenvalue")
+    ax.set_ylabel("density (non-zero part)")
+    ax.legend(fontsize=7, loc="upper right")
+    return ax
+
+
+def extreme_eigenvalues(eigenvalues) -> tuple[np.ndarray, np.ndarray]:
+    """Per draw (rows; a 1-D array is one draw): the smallest non-zero and the largest eigenvalue."""
+    ev = np.atleast_2d(np.asarray(eigenvalues, dtype=float))
+    _spectrum(ev)
+    small, large = [], []
+    for row in ev:
+        nz = row[~_zero_mask(row)]
+        small.append(nz.min() if nz.size else 0.0)
+        large.append(row.max())
+    return np.array(small), np.array(large)
+
+
+def spectrum_moments(eigenvalues, k: int = 4, scale=1.0) -> np.ndarray:
+    """Empirical moments m_1..m_k of eigenvalues/scale (zeros included), per draw.
+
+    A 1-D array gives shape (k,); an array of draws (rows) gives shape (draws, k).
+    """
+    k = _v.positive_int("k", k)
+    scale = _v.positive("scale", scale)
+    ev = np.asarray(eigenvalues, dtype=float)
+    _spectrum(ev)
+    x = ev / scale
+    return np.stack([np.mean(x**j, axis=-1) for j in range(1, k + 1)], axis=-1)
+
+
+def mp_moments(k: int, ratio) -> np.ndarray:
+    """Moments m_1..m_k of MP_ratio (mean 1): m_n = sum_j Narayana(n, j) ratio^(j-1)."""
+    k = _v.positive_int("k", k)
+    ratio = _v.positive("ratio", ratio)
+    return np.array([sum(comb(n, j) * comb(n, j - 1) // n * ratio ** (j - 1) for j in range(1, n + 1))
+                     for n in range(1, k + 1)], dtype=float)
+
+
+def _w_ratio(w) -> float:
+    """sum w^4 / (sum w^2)^2: 1/T for mean pooling, 1 for a single token."""
+    w = _v.weights_vector("w", w)
+    return float(np.sum(w**4) / np.sum(w**2) ** 2)
+
+
+def m4_shift(delta, gamma, w) -> float:
+    r"""Limiting excess of the 4th moment of S/kappa over the bulk law, with T tokens per sequence.
+
+    :math:`\delta\gamma^2 (\sum_t w_t^4/\kappa^2)^2` (:math:`\delta\gamma^2/T^2` for mean pooling). The token-mixing
+    matrix of ratio c = gamma/delta has the moments of MP_c up to order 3 and an excess c^2 (sum w^4/kappa^2)^2
+    at order 4 (the crossing pairing); S inherits it multiplied by delta^3. Moments 1 to 3 of S are exact for
+    every T.
+    """
+    delta = _v.positive("delta", delta)
+    gamma = _v.positive("gamma", gamma)
+    return float(delta * gamma**2 * _w_ratio(w) ** 2)
+
+
+def _token_weights(V: int, N: int, w, rng: np.random.Generator):
+    """Validated (V, N, w) and the sparse (N, V) token-weight matrix of N sequences with independent signs."""
+    V = _v.positive_int("V", V, even=True, minimum=2)
+    N = _v.positive_int("N", N)
+    w = _v.weights_vector("w", w)
+    rng = _check_rng(rng)
+    xi = positional.independent(w.size).sample(N, rng)
+    return V, N, w, token_matrix(sample_tokens(xi, V, rng), w, V)
+
+
+def token_mixing_spectrum(V: int, N: int, w, rng: np.random.Generator) -> np.ndarray:
+    r"""Eigenvalues (ascending) of the V x V token-mixing matrix :math:`\frac{V}{N\kappa} P A A^\top P`, one draw.
+
+    A (V x N) holds each sequence's pooling weights on its tokens (column a_n, independent signs, so tokens are
+    uniform over the vocabulary); P = I - 11^T/V removes the direction that centering the pooled vectors removes
+    (1^T a_n = sum_t w_t for every n). The bulk of S depends on the tokens only through this spectrum; Theorem 1
+    needs it to be MP_{V/N}. Dense eigendecomposition: keep V to a few thousand.
+    """
+    V, N, w, A = _token_weights(V, N, w, rng)
+    G = (A.T @ A).toarray()  # V x V
+    mean_row = G.mean(axis=0)
+    PGP = G - mean_row[None, :] - mean_row[:, None] + mean_row.mean()
+    return np.clip(np.linalg.eigvalsh(PGP), 0.0, None) * V / (N * float(w @ w))
+
+
+def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndarray:
+    r"""Moments m_1..m_4 of the spectrum of the token-mixing matrix (see :func:`token_mixing_spectrum`), one draw.
+
+    Exact traces of sparse products, no eigendecomposition, so V and N can be large (the cost grows like
+    N (T^2 N/V)^2). If A were Gaussian these would tend to the moments of MP_{V/N} (:func:`mp_moments`); with T
+    tokens per sequence the 4th exceeds it by (V/N)^2 (sum w^4/kappa^2)^2 (see :func:`m4_shift`).
+    """
+    V, N, w, A = _token_weights(V, N, w, rng)
+    K = (A @ A.T).tocsr()  # N x N Gram of the a_n; (PA)^T (PA) = K - beta 11^T
+    K2 = (K @ K).tocsr()
+    K.sum_duplicates()
+    K2.sum_duplicates()  # canonical: sum of squared stored values = squared Frobenius norm
+    beta = w.sum() ** 2 / V
+    one = np.ones(N)
+    u = K @ one
+    s = float(one @ u)
+    traces = np.array([  # tr (K - beta 11^T)^k, k = 1..4, expanded in the rank-one term
+        K.diagonal().sum() - beta * N,
+        np.sum(K.data**2) - 2 * beta * s + beta**2 * N**2,
+        K2.multiply(K).sum() - 3 * beta * (u @ u) + 3 * beta**2 * N * s - beta**3 * N**3,
+        np.sum(K2.data**2) - 4 * beta * (u @ (K @ u)) + beta**2 * (4 * N * (u @ u) + 2 * s**2)
+        - 4 * beta**3 * N**2 * s + beta**4 * N**4,
+    ])
+    scale = V / (N * float(w @ w))
+    return traces * scale ** np.arange(1, 5) / V
+
+
+def spectra(setting: Setting, seed: int, draws: int) -> np.ndarray:
+    """All d eigenvalues of the centered S for ``draws`` independent draws, shape (draws, d).
+
+    Draw j uses its own stream ``SeedSequence(seed).spawn(draws)[j]`` (fresh vocabulary and sequences) and gives
+    the same eigenvalues as ``simulate(setting, default_rng(stream), full_spectrum=True)``, without computing
+    eigenvectors (``simulation.spectrum``: eigenvalues only, from the smaller of S and the Gram matrix).
+    """
+    if not isinstance(setting, Setting):
+        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
+    seed = _v.positive_int("seed", seed, minimum=0)
+    draws = _v.positive_int("draws", draws)
+    out = np.empty((draws, setting.d))
+    for j, stream in enumerate(np.random.SeedSequence(seed).spawn(draws)):
+        rng = np.random.default_rng(stream)
+        vocab = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng)
+        C, _ = draw_pooled(vocab, setting.process, setting.weights, setting.N, rng)
+        out[j] = spectrum(C)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class TDeparture:
+    """Simulated 4th moment and extreme eigenvalues of S/kappa against the bulk law, one entry per T.
+
+    ``m4`` / ``m4_se``: mean over draws of the 4th moment of S/kappa and its standard error. ``m4_law``: the
+    bulk law's 4th moment; ``m4_predicted``: ``m4_law`` plus :func:`m4_shift`. ``lowest`` / ``highest``: mean
+    over draws of the smallest non-zero and the largest eigenvalue of S/kappa (``*_se`` standard errors), to be
+    compared with ``edges``. ``spectra``: dict T -> eigenvalues of S/kappa, shape (draws, d).
+    """
+
+    delta: float
+    gamma: float
+    T: np.ndarray
+    m4: np.ndarray
+    m4_se: np.ndarray
+    m4_law: float
+    m4_predicted: np.ndarray
+    lowest: np.ndarray
+    lowest_se: np.ndarray
+    highest: np.ndarray
+    highest_se: np.ndarray
+    edges: tuple
+    spectra: dict = field(repr=False)
+
+
+def t_departure(delta, gamma, d: int, Ts, seed: int, draws: int) -> TDeparture:
+    """Simulate S (mean pooling, independent signs, mu = 0, so no outlier) for each number of tokens T in ``Ts``.
+
+    Sizes V = d/delta, N = d/gamma (rounded; V made even); the law is evaluated at the realised ratios d/V,
+    d/N, which are the ``delta`` and ``gamma`` stored in the result. Every T uses the same seed.
+    """
+    delta = _v.positive("delta", delta)
+    gamma = _v.positive("gamma", gamma)
+    d = _v.positive_int("d", d)
+    draws = _v.positive_int("draws", draws, minimum=2)
+    Ts = [_v.positive_int("Ts[i]", t) for t in np.atleast_1d(Ts).tolist()]
+    V = 2 * max(1, int(round(d / delta / 2)))
+    N = max(1, int(round(d / gamma)))
+    rows, all_spectra = [], {}
+    for T in Ts:
+        s = Setting(d=d, V=V, N=N, mu_norm2=0.0, process=positional.independent(T), weights="mean")
+        ev = all_spectra[T] = spectra(s, seed, draws) / s.kappa
+        m4 = spectrum_moments(ev, 4)[:, 3]
+        low, high = extreme_eigenvalues(ev)
+        values = (m4, low, high)
+        rows.append([x.mean() for x in values] + [x.std(ddof=1) / np.sqrt(draws) for x in values])
+    rows = np.array(rows)
+    delta, gamma = d / V, d / N
+    m4_law = float(theory.bulk_moments(4, delta, gamma)[3])
+    return TDeparture(
+        delta=delta, gamma=gamma, T=np.array(Ts), m4=rows[:, 0], m4_se=rows[:, 3], m4_law=m4_law,
+        m4_predicted=np.array([m4_law + m4_shift(delta, gamma, np.full(T, 1.0 / T)) for T in Ts]),
+        lowest=rows[:, 1], lowest_se=rows[:, 4], highest=rows[:, 2], highest_se=rows[:, 5],
+        edges=theory.bulk_edges(delta, gamma), spectra=all_spectra,
+    )
