@@ -199,9 +199,9 @@ def zero_fraction(eigenvalues) -> float:
 def overlay(ax, eigenvalues, law: Law, *, bins: int = 50, label: str = "simulation", color: str = "#9ecae1"):
     """Histogram of the non-zero eigenvalues against the continuous part of ``law`` (both normalised to mass 1).
 
-    Unlike :func:`attnlib.plotting.spectrum_overlay`, which drops the ``round(atom * n)`` smallest eigenvalues,
-    the zeros are found numerically (``ZERO_TOL``), so the finite-size rank deficit (one extra zero per side lost
-    to centering) does not leave a spurious bar at 0; the legend reports the zero fraction against the atom.
+    The zeros are found numerically (``ZERO_TOL``), not as the ``round(atom * n)`` smallest eigenvalues, so the
+    finite-size rank deficit (one extra zero per side lost to centering) does not leave a spurious bar at 0; the
+    legend reports the zero fraction against the atom. :func:`attnlib.plotting.spectrum_overlay` adds outlier marks.
     Edges are dotted; the curve is evaluated on a grid that is dense near both edges.
     """
     ev = _spectrum(eigenvalues)

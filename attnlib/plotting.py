@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import theory
-
 __all__ = ["use_book_style", "spectrum_overlay", "correlation_heatmaps", "COLORS"]
 
 COLORS = {"mean": "#1f77b4", "causal": "#d62728", "optimal": "#2ca02c", "theory": "black", "edge": "#7f7f7f"}
@@ -29,32 +27,21 @@ def use_book_style():
 
 
 def spectrum_overlay(ax, eigenvalues, delta, gamma, kappa=1.0, *, bins=60, outliers=(), label="simulation",
-                     density_label=None, color="#9ecae1"):
-    """Histogram of the eigenvalues (density normalised to the non-zero part) with kappa(MP_delta ⊠ MP_gamma).
+                     color="#9ecae1"):
+    """Histogram of the non-zero eigenvalues against kappa(MP_delta ⊠ MP_gamma), with predicted outliers marked.
 
-    ``outliers``: iterable of (value, label) of predicted outlier positions to mark with vertical lines.
-    Zero eigenvalues (the atom) are left out of the histogram; the curve is the continuous part rescaled to
-    mass 1 so both are comparable.
+    The histogram and the law are drawn by :func:`attnlib.bulk.overlay` (zeros found numerically, so the atom and
+    the finite-size rank deficit leave no spurious bar; eigenvalues of several draws may be passed as rows).
+    ``outliers``: iterable of (value, label) of predicted outlier positions, drawn as dashed vertical lines
+    (``nan`` values, i.e. no outlier predicted, are skipped).
     """
-    ev = np.asarray(eigenvalues, dtype=float)
-    lo, hi = theory.bulk_edges(delta, gamma, kappa)
-    atom = theory.zero_atom(delta, gamma)
-    n_zero = int(round(atom * ev.size))
-    nonzero = np.sort(ev)[n_zero:]
-    top = max(hi, float(nonzero.max()) if nonzero.size else hi)
-    ax.hist(nonzero, bins=bins, range=(0.0 if lo < 0.05 * hi else 0.9 * lo, 1.05 * top), density=True,
-            color=color, edgecolor="white", linewidth=0.3, label=label)
-    x = np.linspace(lo, hi, 2000)
-    ax.plot(x, theory.bulk_density(x, delta, gamma, kappa) / (1.0 - atom), color=COLORS["theory"], lw=1.4,
-            label=density_label or rf"$\kappa(\mathrm{{MP}}_{{{delta:.3g}}}\boxtimes\mathrm{{MP}}_{{{gamma:.3g}}})$")
-    for edge in (lo, hi):
-        ax.axvline(edge, color=COLORS["edge"], ls=":", lw=1)
+    from .bulk import bulk_law, overlay
+
+    overlay(ax, eigenvalues, bulk_law(delta, gamma, kappa), bins=bins, label=label, color=color)
     for value, text in outliers:
         if np.isfinite(value):
             ax.axvline(value, color=COLORS["causal"], ls="--", lw=1.2, label=text)
-    ax.set_xlabel("eigenvalue")
-    ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper right")
     return ax
 
 

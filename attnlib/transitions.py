@@ -32,7 +32,7 @@ from . import theory
 from .model import Vocabulary, draw_pooled, draw_vocabulary
 from .progress import progress
 from .setting import Setting
-from .simulation import _one_blas_thread, simulate, top_eigenpairs
+from .simulation import one_blas_thread, simulate, top_eigenpairs
 
 __all__ = [
     "mp_stieltjes",
@@ -230,7 +230,7 @@ def population_top(vocab: Vocabulary, setting: Setting, k: int = 2, *, centered:
         raise ValueError(f"k must be < d - 1 = {d - 1} for Lanczos, got {k}")
     # one BLAS thread: at these sizes a second thread gains little on 2 cores and loses a lot when the cores are
     # shared (measured at d = 400: 20 ms vs 67 ms for the Gram product on a loaded 2-core machine)
-    with _one_blas_thread():
+    with one_blas_thread():
         Z = vocab.noise  # (V, d)
         q, g, h = vocab.q, vocab.g, vocab.h
         M = Z.T @ Z

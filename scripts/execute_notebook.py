@@ -37,6 +37,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from conftest import NOTEBOOK_THREADS  # noqa: E402  (one definition, shared with the nbval run)
 BOOK = REPO / "book"
 PAIRING = "ipynb,md:myst"
 KERNEL_NAME = "python3"
@@ -152,6 +154,7 @@ def execute_chapter(md_path: Path) -> float:
 
     os.environ["PYTHONHASHSEED"] = "0"
     os.environ["ATTNLIB_PROGRESS"] = "0"  # no progress bars in committed outputs (see attnlib/progress.py)
+    os.environ.update(NOTEBOOK_THREADS)  # same BLAS threading as the nbval run (conftest.py)
     km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=CurrentEnvKernelSpecManager())
     client = NotebookClient(
         nb,
