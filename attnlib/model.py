@@ -130,14 +130,14 @@ def _workers() -> int:
         return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _sparse_times_dense(A: sp.csr_matrix, E: np.ndarray) -> np.ndarray:
+def _sparse_times_dense(A: sp.csr_matrix, E: np.ndarray, workers: int | None = None) -> np.ndarray:
     """A @ E for CSR ``A``, split into row blocks computed in parallel threads (scipy releases the GIL there).
 
     Each row of the result is computed by one thread with the same arithmetic as the serial product, so the
-    result does not depend on the number of threads.
+    result does not depend on the number of threads (``workers``, default: the usable cores, at most 8).
     """
     N = A.shape[0]
-    workers = min(_workers(), max(1, N * E.shape[1] // 2**20))
+    workers = min(_workers() if workers is None else workers, max(1, N * E.shape[1] // 2**20))
     if workers == 1:
         return np.asarray(A @ E)
     cuts = np.linspace(0, N, workers + 1).astype(int)
@@ -169,9 +169,9 @@ def token_matrix(tokens, w, V: int) -> sp.csr_matrix:
     return A
 
 
-def _pool_table(table: np.ndarray, tokens: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _pool_table(table: np.ndarray, tokens: np.ndarray, w: np.ndarray, workers: int | None = None) -> np.ndarray:
     """C = A E for a (V, d) table of any float dtype, in that dtype; inputs are assumed validated."""
-    return _sparse_times_dense(_token_csr(tokens, w, table.shape[0], dtype=table.dtype), table)
+    return _sparse_times_dense(_token_csr(tokens, w, table.shape[0], dtype=table.dtype), table, workers)
 
 
 def pool(vocab: Vocabulary, tokens, w) -> np.ndarray:

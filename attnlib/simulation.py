@@ -15,6 +15,9 @@ absolute), far below the Monte-Carlo spread. The full spectrum, :func:`top_eigen
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +25,7 @@ from scipy.sparse.linalg import eigsh
 from threadpoolctl import ThreadpoolController
 
 from . import _validate as _v
-from .model import Vocabulary, _check_rng, _draw_tokens, _pool_table, draw_vocabulary
+from .model import Vocabulary, _check_rng, _draw_tokens, _pool_table, _workers, draw_vocabulary
 from .progress import progress
 from .setting import Setting
 
@@ -44,6 +47,7 @@ def sample_covariance(C, *, centered: bool = True) -> np.ndarray:
 
 
 _BLAS = ThreadpoolController()
+_THREAD = threading.local()  # .serial is True in sweep's worker threads, where BLAS is already on one thread
 
 
 def one_blas_thread():
@@ -54,6 +58,8 @@ def one_blas_thread():
     helper thread (measured: eigsh on a 1000 x 1000 S 10-20x slower with 2 threads on a loaded 2-core
     machine).
     """
+    if getattr(_THREAD, "serial", False):
+        return nullcontext()
     return _BLAS.limit(limits=1, user_api="blas")
 
 
@@ -175,10 +181,16 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
             f"setting (d={setting.d}, V={setting.V}, mu_norm2={setting.mu_norm2:g})"
         )
     k = _v.positive_int("k", k)
+    return _simulate(setting, rng, vocabulary, centered, full_spectrum, k)
+
+
+def _simulate(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary, centered: bool,
+              full_spectrum: bool, k: int, pool_workers: int | None = None) -> Draw:
+    """:func:`simulate` on validated arguments; ``pool_workers`` threads for the pooling product."""
     # Same draws as model.draw_pooled (signs, then tokens), pooled in single precision when Lanczos will run.
     dtype = np.float64 if full_spectrum or k >= min(setting.N, setting.d) - 1 else LANCZOS_DTYPE
     _, tokens = _draw_tokens(setting.process, setting.V, setting.N, rng)
-    C = _pool_table(vocabulary.table.astype(dtype, copy=False), tokens, setting.weights)
+    C = _pool_table(vocabulary.table.astype(dtype, copy=False), tokens, setting.weights, pool_workers)
     if centered:  # in place: C is ours
         C -= C.mean(axis=0, dtype=np.float64).astype(dtype)
     vals, vecs, spec = _eigen(C, k, full=full_spectrum)
@@ -230,7 +242,9 @@ def sweep(settings, seed: int, trials: int, *, centered: bool = True, desc: str 
 
     Trial ``j`` of setting ``i`` draws from its own stream ``SeedSequence(seed).spawn(...)[i * trials + j]``, so
     results do not depend on the order of evaluation and adding settings does not change earlier ones' draws
-    of the same index. A progress bar is shown unless ``ATTNLIB_PROGRESS=0`` (see :mod:`attnlib.progress`).
+    of the same index. Draws run in parallel threads, one per usable core, each on one core (BLAS on one thread):
+    every draw computes exactly what it computes alone with one BLAS thread, whatever the number of cores. A
+    progress bar is shown unless ``ATTNLIB_PROGRESS=0`` (see :mod:`attnlib.progress`).
     """
     settings = tuple(settings)
     if not settings or not all(isinstance(s, Setting) for s in settings):
@@ -240,7 +254,31 @@ def sweep(settings, seed: int, trials: int, *, centered: bool = True, desc: str 
     streams = np.random.SeedSequence(seed).spawn(len(settings) * trials)
     out = np.empty((5, len(settings), trials))
     jobs = [(i, j) for i in range(len(settings)) for j in range(trials)]
-    for i, j in progress(jobs, total=len(jobs), desc=desc):
-        draw = simulate(settings[i], np.random.default_rng(streams[i * trials + j]), centered=centered, k=2)
-        out[:, i, j] = (draw.eigenvalues[0], draw.eigenvalues[1], draw.overlap_u, draw.overlap_h, draw.overlap_g)
+    workers = min(_workers(), len(jobs))
+
+    def one(job, parallel: bool):
+        i, j = job
+        _THREAD.serial = parallel
+        rng = np.random.default_rng(streams[i * trials + j])
+        vocabulary = draw_vocabulary(settings[i].d, settings[i].V, settings[i].mu_norm2, rng)
+        draw = _simulate(settings[i], rng, vocabulary, centered, False, 2, pool_workers=1 if parallel else None)
+        return job, (draw.eigenvalues[0], draw.eigenvalues[1], draw.overlap_u, draw.overlap_h, draw.overlap_g)
+
+    if workers == 1:
+        for job in progress(jobs, total=len(jobs), desc=desc):
+            (i, j), values = one(job, False)
+            out[:, i, j] = values
+        return Sweep(settings, *out, centered=centered)
+    # Independent draws run in parallel threads, each on one core (BLAS on one thread, serial pooling): the heavy
+    # steps release the GIL, and no draw waits inside BLAS for a helper thread. Each draw's arithmetic is that of
+    # a serial draw with one BLAS thread, whatever the number of threads or the order in which draws finish.
+    pool = ThreadPoolExecutor(workers)
+    try:
+        with _BLAS.limit(limits=1, user_api="blas"):
+            for (i, j), values in progress(pool.map(lambda job: one(job, True), jobs), total=len(jobs), desc=desc):
+                out[:, i, j] = values
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return Sweep(settings, *out, centered=centered)

@@ -34,6 +34,7 @@ import datetime as _dt
 import math
 import os
 import platform
+import re
 import resource
 import subprocess
 import sys
@@ -516,20 +517,20 @@ def bench_sweep(rep: Report, quick: bool, repeats: int):
             threadpool_limits = None
         if threadpool_limits is not None:
             saved = model._workers
-            model._workers = lambda: 1
+            model._workers = simulation._workers = lambda: 1  # serial draws and serial pooling
             try:
                 with threadpool_limits(1):
                     cpu1 = time.process_time()
                     attnlib.sweep(settings, seed=2026, trials=1)
                     work = (time.process_time() - cpu1) * trials
             finally:
-                model._workers = saved
+                model._workers = simulation._workers = saved
     rep.row(3, f"sweep: {points} signal strengths × {trials} trials at d = {d}", f"{fmt_time(t)} (CPU {fmt_time(cpu)}" + (f"; single-core work {fmt_time(work)})" if math.isfinite(work) else ")"),
             f"{fmt_time(t / n)} per draw", "≤ 60 s" if not quick else "–",
             "–" if quick else verdict(t <= target) + (f" (single-core work: {verdict(work <= target)})"
                                                       if math.isfinite(work) else ""))
     ov = res.mean("overlap_u")
-    text = (f"`attnlib.sweep` over {points} values of ||mu||^2 from 0 to 3 x* = {3 * x_star:.3g} (the sample "
+    text = (f"`attnlib.sweep` (draws in parallel threads, one per core, each with one BLAS thread) over {points} values of ||mu||^2 from 0 to 3 x* = {3 * x_star:.3g} (the sample "
             f"threshold is ||mu||^2 = x* for independent signs and mean pooling), {trials} trials each, d = {d}, "
             f"V = 2d, N = 4d, T = 16: {fmt_time(t)} wall time for {n} draws ({fmt_time(t / n)} per draw), "
             f"{fmt_time(cpu)} of CPU time in this process (all its threads; on a machine shared with other jobs the "
@@ -559,7 +560,9 @@ def bench_book(rep: Report, quick: bool, repeats: int, venv_bin: Path):
             t, proc = timed(lambda: subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            tail = (proc.stdout.strip().splitlines() or [""])[-1]
+            plain = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr).splitlines()
+            tail = next((ln.strip() for ln in reversed(plain)
+                         if re.search(r"passed|failed|error|succeeded|Finished|warning", ln, re.I)), "")
             results.append((name, t, cpu, proc.returncode, tail))
             rep.row(4, f"{name} ({len(chapters)} chapters)",
                     f"{fmt_time(t)} (CPU {fmt_time(cpu)}, exit {proc.returncode})", "–",
