@@ -5,24 +5,32 @@ Recovery from Sequence Models" (Seddik, arXiv 2605.06826).
 
 Modules, by concept:
 
-* :mod:`~attnlib.theory`: closed forms, the bulk law kappa(MP_delta ⊠ MP_gamma) and the spike (BBP) formulas;
-* :mod:`~attnlib.bulk`: comparing spectra with the bulk law (CDF, L1/KS distances, moments, finite-T effects);
-* :mod:`~attnlib.transitions`: the two transitions (phase diagram, population/sample sweeps, finite size);
-* :mod:`~attnlib.weights`, :mod:`~attnlib.families`, :mod:`~attnlib.positional`: pooling weights, catalogues of
-  sign processes and their correlation R;
-* :mod:`~attnlib.attention`: finite-d causal self-attention and its deviation from the limit;
-* :mod:`~attnlib.model`, :mod:`~attnlib.setting`, :mod:`~attnlib.simulation`: the generative model, one object
-  for a setting, Monte-Carlo draws and sweeps;
-* :mod:`~attnlib.downstream`: labels, ridge and spectral classifiers and their predicted accuracy;
-* :mod:`~attnlib.plotting`, :mod:`~attnlib.report`, :mod:`~attnlib.progress`: figures, rounded numbers, progress;
-* :mod:`~attnlib.explorers` (imported on demand, needs ipywidgets): interactive explorers for JupyterLab.
+* :mod:`~attnlib.theory`: the closed forms (bulk law kappa (MP_delta ⊠ MP_gamma), spike formulas, thresholds,
+  regions of the phase diagram) and independent numerical routes to them;
+* :mod:`~attnlib.limit`: :class:`~attnlib.limit.Limit`, the ratio-level object the theory is a function of;
+* :mod:`~attnlib.positional`: sign processes, their correlation R and its realizability;
+* :mod:`~attnlib.weights`: pooling weights and alpha/kappa;
+* :mod:`~attnlib.setting`: :class:`Setting`, one object for a finite setting (sizes, process, weights);
+* :mod:`~attnlib.model`: the generative model (vocabulary, tokens, pooling, population covariance);
+* :mod:`~attnlib.simulation` and :mod:`~attnlib.montecarlo`: one draw (:func:`simulate`) and the one
+  Monte-Carlo engine (:func:`sweep`); :mod:`~attnlib.linalg`: eigen-solvers and numerical conventions;
+* :mod:`~attnlib.bulk`: spectra against the bulk law (laws as objects, distances, moments, finite T);
+* :mod:`~attnlib.attention`: finite-d causal self-attention;
+* :mod:`~attnlib.downstream` and :mod:`~attnlib.classifiers`: the downstream task, its predictions and its
+  classifiers;
+* :mod:`~attnlib.plotting`, :mod:`~attnlib.report`, :mod:`~attnlib.progress`: figures, rounded numbers,
+  progress bars;
+* :mod:`~attnlib.explorers` (imported on demand, needs the ``explorers`` extra): interactive explorers.
 """
 
-from . import (attention, bulk, downstream, families, model, positional, progress, report, simulation, theory,
-               transitions, weights)
+from . import (attention, bulk, classifiers, downstream, limit, linalg, model, montecarlo, plotting, positional,
+               progress, report, simulation, theory, weights)
+from .limit import Limit
+from .montecarlo import sweep
 from .setting import Setting
-from .simulation import simulate, sweep
+from .simulation import simulate
 
-__all__ = ["theory", "bulk", "transitions", "weights", "families", "positional", "model", "simulation", "attention",
-           "downstream", "report", "progress", "Setting", "simulate", "sweep"]
+__all__ = ["theory", "limit", "positional", "weights", "model", "simulation", "montecarlo", "linalg", "bulk",
+           "attention", "downstream", "classifiers", "plotting", "report", "progress", "Limit", "Setting", "simulate",
+           "sweep"]
 __version__ = "0.1.0"

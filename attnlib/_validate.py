@@ -12,6 +12,10 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "finite_scalar",
+    "rng",
+    "choice",
+    "setting",
     "positive",
     "nonnegative",
     "positive_int",
@@ -33,6 +37,38 @@ def _as_real_array(name: str, value) -> np.ndarray:
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a real number or array of real numbers, got {_short(value)}") from None
     return arr
+
+
+def finite_scalar(name: str, value) -> float:
+    """Return ``value`` as a float after checking it is one finite real number."""
+    arr = _as_real_array(name, value)
+    if arr.ndim or not np.isfinite(arr):
+        raise ValueError(f"{name} must be a finite real number, got {_short(value)}")
+    return float(arr)
+
+
+def rng(value, name: str = "rng") -> np.random.Generator:
+    """Return ``value`` after checking it is a ``numpy.random.Generator`` (the only source of randomness)."""
+    if not isinstance(value, np.random.Generator):
+        raise ValueError(f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+                         f"got {_short(value)}")
+    return value
+
+
+def choice(name: str, value, allowed) -> str:
+    """Return ``value`` after checking it is one of ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {_short(value)}")
+    return value
+
+
+def setting(value, name: str = "setting"):
+    """Return ``value`` after checking it is an :class:`attnlib.Setting`."""
+    from .setting import Setting  # deferred: setting.py imports this module
+
+    if not isinstance(value, Setting):
+        raise ValueError(f"{name} must be an attnlib.Setting, got {_short(value)}")
+    return value
 
 
 def positive(name: str, value, *, allow_array: bool = False):

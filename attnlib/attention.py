@@ -15,26 +15,29 @@ import numpy as np
 
 from . import _validate as _v
 from . import weights as _w
-from .model import _check_rng, sample_tokens
+from .model import sample_tokens
 from .positional import SignProcess
 
 __all__ = ["causal_attention_weights", "sample_embeddings", "deviation_second_moment", "deviation_rms", "deviation_mean"]
 
 
-def _check_tau(tau) -> float:
-    tau_arr = np.asarray(tau, dtype=float)
-    if tau_arr.ndim or not np.isfinite(tau_arr):
-        raise ValueError(f"tau must be a finite real number, got {tau!r}")
-    return float(tau_arr)
-
-
 def causal_attention_weights(X, tau: float = 0.0, *, strict: bool = False) -> np.ndarray:
     """Empirical pooling weights on keys of causal self-attention with scores tau x_t^T x_s / d.
 
-    X : (T, d) or (n, T, d) array of token embeddings (one or n sequences).
-    strict : queries attend to earlier keys only (s < t); the first query, having no key, is dropped from the
-        mean over queries.
-    Returns (T,) or (n, T) weights, each row summing to 1.
+    Parameters
+    ----------
+    X : array_like
+        (T, d) or (n, T, d) array of token embeddings (one or n sequences).
+    tau : float
+        Score scale.
+    strict : bool
+        Queries attend to earlier keys only (s < t); the first query, having no key, is dropped from the mean
+        over queries.
+
+    Returns
+    -------
+    numpy.ndarray
+        (T,) or (n, T) weights, each row summing to 1.
     """
     X = np.asarray(X, dtype=float)
     single = X.ndim == 2
@@ -44,7 +47,7 @@ def causal_attention_weights(X, tau: float = 0.0, *, strict: bool = False) -> np
         raise ValueError(f"X must have shape (T, d) or (n, T, d), got {np.shape(X)}")
     if not np.all(np.isfinite(X)):
         raise ValueError("X must contain only finite numbers")
-    tau = _check_tau(tau)
+    tau = _v.finite_scalar("tau", tau)
     _, T, d = X.shape
     if strict and T < 2:
         raise ValueError(f"T must be >= 2 for strictly causal attention, got {T}")
@@ -76,7 +79,7 @@ def sample_embeddings(process: SignProcess, n: int, d: int, V: int, mu_norm2: fl
     d = _v.positive_int("d", d)
     V = _v.positive_int("V", V, even=True, minimum=2)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
-    rng = _check_rng(rng)
+    rng = _v.rng(rng)
     xi = process.sample(n, rng)
     tokens = sample_tokens(xi, V, rng)
     used, inverse = np.unique(tokens, return_inverse=True)
@@ -123,7 +126,7 @@ def deviation_second_moment(T: int, tau: float, d: int, *, V: int | None = None,
     O(tau^4/d^2)).
     """
     T = _v.positive_int("T", T, minimum=2 if strict else 1)
-    tau = _check_tau(tau)
+    tau = _v.finite_scalar("tau", tau)
     d = _v.positive_int("d", d)
     if V is not None:
         V = _v.positive_int("V", V, even=True, minimum=2)
@@ -171,7 +174,7 @@ def deviation_mean(T: int, tau: float, d: int, *, mu_norm2: float = 0.0, R=None,
     :func:`deviation_second_moment`). R defaults to the identity.
     """
     T = _v.positive_int("T", T, minimum=2 if strict else 1)
-    tau = _check_tau(tau)
+    tau = _v.finite_scalar("tau", tau)
     d = _v.positive_int("d", d)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
     R = np.eye(T) if R is None else _v.correlation_matrix("R", R)

@@ -2,10 +2,12 @@ r"""Comparing simulated spectra with the bulk law :math:`\kappa(\mathrm{MP}_\del
 
 * Laws as objects: :func:`bulk_law` and :func:`mp_law` return a :class:`Law` (edges, atom at 0, density and an
   accurate, vectorised CDF); :func:`bulk_cdf` / :func:`mp_cdf` are the CDFs as plain functions.
-* Spectra: :func:`spectra` (all eigenvalues of S for several independent draws, no eigenvectors).
+* Spectra of many draws come from the Monte-Carlo engine (``attnlib.sweep(..., spectrum="exact")``);
+  zeros are counted by the one rule of :mod:`attnlib.linalg` (:data:`~attnlib.linalg.ZERO_TOL`).
 * Distances between a spectrum and a law: :func:`histogram_l1` (binned, bin masses integrated exactly from the
   CDF, atom and out-of-support mass included) and :func:`ks_distance` (Kolmogorov-Smirnov, atom included);
-  :func:`zero_fraction`, :func:`extreme_eigenvalues`; :func:`overlay` draws a histogram against a law.
+  :func:`zero_fraction`, :func:`extreme_eigenvalues` (:func:`attnlib.plotting.overlay` draws a histogram
+  against a law).
 * Moments: :func:`spectrum_moments` (empirical), :func:`mp_moments` (Narayana polynomials).
 * Finite T: the bulk of S depends on the tokens only through the spectrum of the token-mixing matrix
   (:func:`token_mixing_spectrum`, :func:`token_mixing_moments`), which is Marchenko-Pastur only as the number
@@ -23,9 +25,10 @@ import numpy as np
 
 from . import _validate as _v
 from . import positional, theory
-from .model import _check_rng, draw_pooled, draw_vocabulary, sample_tokens, token_matrix
-from .setting import Setting
-from .simulation import spectrum
+from .linalg import ZERO_TOL, zero_mask
+from .model import sample_tokens, token_matrix
+from .montecarlo import sweep
+from .setting import Setting, sizes_for
 
 __all__ = [
     "Law",
@@ -36,21 +39,15 @@ __all__ = [
     "histogram_l1",
     "ks_distance",
     "zero_fraction",
-    "overlay",
     "extreme_eigenvalues",
     "spectrum_moments",
     "mp_moments",
     "m4_shift",
     "token_mixing_spectrum",
     "token_mixing_moments",
-    "spectra",
     "TDeparture",
     "t_departure",
 ]
-
-ZERO_TOL = 1e-10
-"""Eigenvalues at most ``ZERO_TOL`` times the largest one are counted in the atom at 0 (numerical zeros of a
-rank-deficient S are ~1e-15 relative; the smallest genuine eigenvalue at a hard edge is ~1/d^2 relative)."""
 
 _GRID = 2**14 + 1
 
@@ -89,6 +86,11 @@ class Law:
             raise ValueError("x must contain only finite numbers")
         out = np.where(x_arr < 0, 0.0, np.interp(x_arr, self._x, self._F, left=self.atom, right=1.0))
         return out if out.ndim else float(out)
+
+    def grid(self, points: int = 2001) -> np.ndarray:
+        """``points`` abscissae on [lower, upper], dense near both edges (for drawing the density)."""
+        points = _v.positive_int("points", points, minimum=2)
+        return self.lower + (self.upper - self.lower) * _edge_map(np.linspace(0.0, 1.0, points))[0]
 
     def bin_masses(self, edges) -> np.ndarray:
         """Mass of the continuous part in each bin [edges[i], edges[i+1]) (the atom at 0 excluded)."""
@@ -145,10 +147,6 @@ def _spectrum(eigenvalues) -> np.ndarray:
     return ev
 
 
-def _zero_mask(ev: np.ndarray) -> np.ndarray:
-    return ev <= ZERO_TOL * ev.max() if ev.max() > 0 else np.ones(ev.shape, bool)
-
-
 def _check_law(law) -> Law:
     if not isinstance(law, Law):
         raise ValueError(f"law must be an attnlib.bulk.Law (from bulk_law or mp_law), got {law!r}")
@@ -158,14 +156,14 @@ def _check_law(law) -> Law:
 def histogram_l1(eigenvalues, law: Law, bins: int = 50) -> float:
     """L1 distance between the empirical spectrum and ``law`` on ``bins`` equal bins of the law's support.
 
-    Sum over the bins of |empirical mass - law mass| (law mass integrated exactly from the CDF, not the density
+    Sum over the bins of ``|empirical mass - law mass|`` (law mass integrated exactly from the CDF, not the density
     at the bin centre), plus the empirical mass below the lower edge and above the upper edge (where the law has
-    none), plus |empirical zero fraction - atom|. Between 0 and 2; draws given as rows are pooled.
+    none), plus ``|empirical zero fraction - atom|``. Between 0 and 2; draws given as rows are pooled.
     """
     ev = _spectrum(eigenvalues)
     law = _check_law(law)
     bins = _v.positive_int("bins", bins)
-    zero = _zero_mask(ev)
+    zero = zero_mask(ev)
     nz = ev[~zero]
     edges = np.linspace(law.lower, law.upper, bins + 1)
     counts, _ = np.histogram(nz[(nz >= law.lower) & (nz <= law.upper)], bins=edges)
@@ -175,14 +173,14 @@ def histogram_l1(eigenvalues, law: Law, bins: int = 50) -> float:
 
 
 def ks_distance(eigenvalues, law: Law) -> float:
-    """Kolmogorov-Smirnov distance sup_x |F_emp(x) - F(x)| between the pooled spectrum and ``law``.
+    """Kolmogorov-Smirnov distance ``sup_x |F_emp(x) - F(x)|`` between the pooled spectrum and ``law``.
 
     Exact for a law with an atom: both one-sided limits are compared at every jump of the empirical CDF, and
     eigenvalues counted as zero (see ``ZERO_TOL``) sit in the atom.
     """
     ev = _spectrum(eigenvalues)
     law = _check_law(law)
-    x = np.sort(np.where(_zero_mask(ev), 0.0, ev))
+    x = np.sort(np.where(zero_mask(ev), 0.0, ev))
     n = x.size
     right = np.searchsorted(x, x, side="right") / n
     left = np.searchsorted(x, x, side="left") / n
@@ -193,37 +191,7 @@ def ks_distance(eigenvalues, law: Law) -> float:
 
 def zero_fraction(eigenvalues) -> float:
     """Fraction of eigenvalues that are zero (at most ``ZERO_TOL`` times the largest); draws pooled."""
-    return float(_zero_mask(_spectrum(eigenvalues)).mean())
-
-
-def overlay(ax, eigenvalues, law: Law, *, bins: int = 50, label: str = "simulation", color: str = "#9ecae1"):
-    """Histogram of the non-zero eigenvalues against the continuous part of ``law`` (both normalised to mass 1).
-
-    The zeros are found numerically (``ZERO_TOL``), not as the ``round(atom * n)`` smallest eigenvalues, so the
-    finite-size rank deficit (one extra zero per side lost to centering) does not leave a spurious bar at 0; the
-    legend reports the zero fraction against the atom. :func:`attnlib.plotting.spectrum_overlay` adds outlier marks.
-    Edges are dotted; the curve is evaluated on a grid that is dense near both edges.
-    """
-    ev = _spectrum(eigenvalues)
-    law = _check_law(law)
-    bins = _v.positive_int("bins", bins)
-    zero = _zero_mask(ev)
-    nz = ev[~zero]
-    top = max(law.upper, float(nz.max()) if nz.size else law.upper)
-    start = 0.0 if law.lower < 0.05 * law.upper else 0.9 * law.lower
-    text = f"{label}; zeros {100 * zero.mean():.1f}% (atom {100 * law.atom:.1f}%)" if law.atom > 0 else label
-    heights, _, _ = ax.hist(nz, bins=bins, range=(start, 1.05 * top), density=True, color=color, edgecolor="white",
-                            linewidth=0.3, label=text)
-    x = law.lower + (law.upper - law.lower) * _edge_map(np.linspace(0.0, 1.0, 2001))[0]
-    ax.plot(x, law.density(x) / (1.0 - law.atom), color="black", lw=1.4, label="theory")
-    for edge in (law.lower, law.upper):
-        ax.axvline(edge, color="#7f7f7f", ls=":", lw=1)
-    if heights.size and heights.max() > 0:  # a hard edge at 0 makes the density unbounded: scale to the data
-        ax.set_ylim(0, 1.25 * heights.max())
-    ax.set_xlabel("eigenvalue")
-    ax.set_ylabel("density (non-zero part)")
-    ax.legend(fontsize=7, loc="upper right")
-    return ax
+    return float(zero_mask(_spectrum(eigenvalues)).mean())
 
 
 def extreme_eigenvalues(eigenvalues) -> tuple[np.ndarray, np.ndarray]:
@@ -232,7 +200,7 @@ def extreme_eigenvalues(eigenvalues) -> tuple[np.ndarray, np.ndarray]:
     _spectrum(ev)
     small, large = [], []
     for row in ev:
-        nz = row[~_zero_mask(row)]
+        nz = row[~zero_mask(row)]
         small.append(nz.min() if nz.size else 0.0)
         large.append(row.max())
     return np.array(small), np.array(large)
@@ -283,7 +251,7 @@ def _token_weights(V: int, N: int, w, rng: np.random.Generator):
     V = _v.positive_int("V", V, even=True, minimum=2)
     N = _v.positive_int("N", N)
     w = _v.weights_vector("w", w)
-    rng = _check_rng(rng)
+    rng = _v.rng(rng)
     xi = positional.independent(w.size).sample(N, rng)
     return V, N, w, token_matrix(sample_tokens(xi, V, rng), w, V)
 
@@ -330,26 +298,6 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
     return traces * scale ** np.arange(1, 5) / V
 
 
-def spectra(setting: Setting, seed: int, draws: int) -> np.ndarray:
-    """All d eigenvalues of the centered S for ``draws`` independent draws, shape (draws, d).
-
-    Draw j uses its own stream ``SeedSequence(seed).spawn(draws)[j]`` (fresh vocabulary and sequences) and gives
-    the same eigenvalues as ``simulate(setting, default_rng(stream), full_spectrum=True)``, without computing
-    eigenvectors (``simulation.spectrum``: eigenvalues only, from the smaller of S and the Gram matrix).
-    """
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
-    seed = _v.positive_int("seed", seed, minimum=0)
-    draws = _v.positive_int("draws", draws)
-    out = np.empty((draws, setting.d))
-    for j, stream in enumerate(np.random.SeedSequence(seed).spawn(draws)):
-        rng = np.random.default_rng(stream)
-        vocab = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng)
-        C, _ = draw_pooled(vocab, setting.process, setting.weights, setting.N, rng)
-        out[j] = spectrum(C)
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class TDeparture:
     """Simulated 4th moment and extreme eigenvalues of S/kappa against the bulk law, one entry per T.
@@ -386,12 +334,11 @@ def t_departure(delta, gamma, d: int, Ts, seed: int, draws: int) -> TDeparture:
     d = _v.positive_int("d", d)
     draws = _v.positive_int("draws", draws, minimum=2)
     Ts = [_v.positive_int("Ts[i]", t) for t in np.atleast_1d(Ts).tolist()]
-    V = 2 * max(1, int(round(d / delta / 2)))
-    N = max(1, int(round(d / gamma)))
+    V, N = sizes_for(d, delta, gamma)
     rows, all_spectra = [], {}
     for T in Ts:
         s = Setting(d=d, V=V, N=N, mu_norm2=0.0, process=positional.independent(T), weights="mean")
-        ev = all_spectra[T] = spectra(s, seed, draws) / s.kappa
+        ev = all_spectra[T] = sweep([s], seed, draws, k=1, spectrum="exact").spectra[0] / s.kappa
         m4 = spectrum_moments(ev, 4)[:, 3]
         low, high = extreme_eigenvalues(ev)
         values = (m4, low, high)

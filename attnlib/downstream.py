@@ -21,7 +21,7 @@ Theory (conditional on the vocabulary, h = mu + Zs/V, W' the Wishart part, see t
       The projection has class mean +-a <u_hat, h> and variance u_hat^T Sigma_n u_hat =
       u_hat^T Sigma u_hat - a^2 <u_hat, h>^2, with <u_hat, h>^2 = ||h||^2 x (sample overlap with h) and
       u_hat^T Sigma u_hat = l^2 / lambda (l population outlier, lambda sample outlier; see
-      :func:`outlier_quadratic_form`). Gaussian approximation: Phi(a |<u_hat, h>| / sd).
+      :func:`outlier_quadratic_form`). Gaussian approximation: Phi(a abs(<u_hat, h>) / sd).
 """
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _validate as _v
+from .classifiers import DEFAULT_LAMBDAS, _Decomposition, _lambda_grid, _ridge, _signed, accuracy
+from .linalg import squared_cosine
 from .model import Vocabulary, draw_vocabulary, pool, population_covariance, sample_tokens
+from .montecarlo import streams as _streams
 from .positional import SignProcess
 from .progress import progress
 from .setting import Setting
-from .simulation import squared_cosine, top_eigenpairs
 
 __all__ = [
     "DEFAULT_LAMBDAS",
@@ -50,18 +52,11 @@ __all__ = [
     "fisher_accuracy",
     "in_critical_window",
     "samples_threshold",
-    "RidgeFit",
-    "ridge_fit",
-    "SpectralFit",
-    "spectral_fit",
-    "accuracy",
     "Experiment",
     "run_experiment",
     "empirical_threshold",
 ]
 
-#: Default ridge grid, relative to the mean eigenvalue tr(S)/d of the centered features; chosen by exact LOO.
-DEFAULT_LAMBDAS = np.logspace(-3, 3, 25)
 
 
 # --------------------------------------------------------------------------------------------------- labels
@@ -136,8 +131,7 @@ def outlier_quadratic_form(setting: Setting) -> float:
     l -> l + eps l^2, by exactly l^2, so u_hat^T Sigma u_hat = l^2 / lambda
     = kappa (x + 1)(x + delta)/(x + gamma), x = theta - delta. ``nan`` below the sample threshold.
     """
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
+    _v.setting(setting)
     sp = setting.signal_h()
     return float(sp.population_eigenvalue**2 / sp.sample_eigenvalue)
 
@@ -147,7 +141,7 @@ class SpectralPrediction:
     """Predicted behaviour of the spectral classifier (Gaussian approximation of the projection).
 
     ``a``: label signal; ``eta2``: <u_hat, h>^2; ``quad``: u_hat^T Sigma u_hat; ``noise_var``: within-class variance
-    of the projection; ``snr``: a |eta| / sd; ``accuracy_signed``: Phi(snr), sign of u_hat known;
+    of the projection; ``snr``: a abs(eta) / sd; ``accuracy_signed``: Phi(snr), sign of u_hat known;
     ``sign_error``: probability that ``n_anchor`` labelled sequences pick the wrong sign; ``accuracy``: with it.
     Below the sample threshold eta2 = 0 and the accuracy is 1/2.
     """
@@ -167,12 +161,11 @@ def spectral_accuracy(setting: Setting, position: int | None = None, n_anchor: i
 
     N = setting.N unlabeled training sequences give u_hat; the classifier is sign(u_hat^T (c - c_bar)) with the
     sign of u_hat fixed by ``n_anchor`` labelled training sequences (None: the sign is known). Gaussian
-    approximation of the projection: class means +-a |<u_hat, h>|, variance u_hat^T Sigma u_hat - a^2 <u_hat, h>^2.
-    An anchor vote sum_i y_i p_i has mean k a |eta| and variance k sd^2, so the sign is wrong with probability
+    approximation of the projection: class means +-a abs(<u_hat, h>), variance u_hat^T Sigma u_hat - a^2 <u_hat, h>^2.
+    An anchor vote sum_i y_i p_i has mean k a abs(eta) and variance k sd^2, so the sign is wrong with probability
     Phi(-sqrt(k) snr), and then the accuracy is 1 - Phi(snr).
     """
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
+    _v.setting(setting)
     b = _position(setting.process, position)
     a = abs(label_signal(setting.weights, setting.R, b))
     sp = setting.signal_h()
@@ -198,8 +191,7 @@ def label_snr(setting: Setting, position: int | None = None) -> float:
     varsigma^2 = (a^2/kappa) M / (1 + (alpha - a^2) M / kappa), M = (||mu||^2 + delta) / (1 - delta).
     Needs delta < 1: for d >= V the pooled vectors live in the V-dimensional span of the table, W' is singular.
     """
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
+    _v.setting(setting)
     if setting.delta >= 1:
         raise ValueError(f"the label SNR needs delta = d/V < 1 (W' invertible), got delta = {setting.delta:g}")
     b = _position(setting.process, position)
@@ -222,8 +214,7 @@ def in_critical_window(setting: Setting) -> bool:
     There the finite-d outlier and overlap are smoothed versions of the limiting curves (which have a kink at
     theta_s), so comparisons with the limit are only made outside the window.
     """
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
+    _v.setting(setting)
     return bool(abs(setting.theta / setting.thresholds()[1] - 1) < setting.d ** (-1 / 3))
 
 
@@ -233,186 +224,12 @@ def samples_threshold(setting: Setting) -> float:
     The sample threshold x^3 - (gamma + delta + gamma delta) x - 2 gamma delta = 0 (x = theta - delta) is linear
     in gamma: gamma* = x (x^2 - delta) / ((1 + delta) x + 2 delta), and N* = d / gamma*. theta does not depend on N.
     """
-    if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be an attnlib.Setting, got {setting!r}")
+    _v.setting(setting)
     x, delta = setting.theta - setting.delta, setting.delta
     if x <= np.sqrt(delta):
         return float("inf")
     gamma_star = x * (x * x - delta) / ((1 + delta) * x + 2 * delta)
     return float(setting.d / gamma_star)
-
-
-# ------------------------------------------------------------------------------------------------ classifiers
-
-
-def _features(name: str, X) -> np.ndarray:
-    arr = np.asarray(X, dtype=float)
-    if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must be an (n, d) array with n >= 2 rows, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite numbers")
-    return arr
-
-
-def _signs(name: str, y, n: int | None = None) -> np.ndarray:
-    arr = np.asarray(y)
-    if arr.ndim != 1 or (n is not None and arr.size != n):
-        want = f"length {n}" if n is not None else "1-D"
-        raise ValueError(f"{name} must be a 1-D array of +-1 labels of {want}, got shape {arr.shape}")
-    if arr.size == 0 or not np.all(np.isin(arr, (-1, 1))):
-        raise ValueError(f"{name} must contain only -1 and +1 labels, got values {np.unique(arr)[:5]!r}")
-    return arr.astype(float)
-
-
-@dataclass(frozen=True, eq=False)
-class RidgeFit:
-    """A fitted ridge classifier: score(x) = x^T coef + intercept, prediction sign(score) (0 counts as +1).
-
-    ``lam_rel``: chosen lambda relative to the mean eigenvalue tr(S)/d of the centered features; ``lam``: absolute;
-    ``grid`` and ``loo_mse``: the candidates and their exact leave-one-out mean squared errors.
-    """
-
-    coef: np.ndarray
-    intercept: float
-    lam_rel: float
-    lam: float
-    grid: np.ndarray
-    loo_mse: np.ndarray
-
-    def decision(self, X) -> np.ndarray:
-        return _features("X", X) @ self.coef + self.intercept
-
-    def predict(self, X) -> np.ndarray:
-        return np.where(self.decision(X) >= 0, 1, -1).astype(np.int8)
-
-
-@dataclass(frozen=True, eq=False)
-class _Decomposition:
-    """Centered features and one eigendecomposition of the smaller of X_c^T X_c / n (d x d) and X_c X_c^T / n."""
-
-    x_mean: np.ndarray
-    Xc: np.ndarray
-    ev: np.ndarray  # ascending, clipped at 0
-    vec: np.ndarray  # eigenvectors of the d x d matrix (gram=False) or of the n x n Gram (gram=True)
-    gram: bool
-
-    @classmethod
-    def of(cls, X: np.ndarray) -> "_Decomposition":
-        n, d = X.shape
-        x_mean = X.mean(axis=0)
-        Xc = X - x_mean
-        gram = n < d
-        ev, vec = np.linalg.eigh(Xc @ Xc.T / n if gram else Xc.T @ Xc / n)
-        return cls(x_mean, Xc, np.clip(ev, 0.0, None), vec, gram)
-
-    def top_direction(self) -> tuple[float, np.ndarray]:
-        """Top eigenvalue and unit eigenvector of S = X_c^T X_c / n."""
-        u = self.Xc.T @ self.vec[:, -1] if self.gram else self.vec[:, -1].copy()
-        return float(self.ev[-1]), u / np.linalg.norm(u)
-
-
-def ridge_fit(X, y, lam_rel=DEFAULT_LAMBDAS) -> RidgeFit:
-    r"""Ridge regression of +-1 labels on features, with an unpenalised intercept, in closed form.
-
-    Minimises (1/n) sum_i (y_i - b - x_i^T beta)^2 + lam ||beta||^2, i.e.
-    beta = (X_c^T X_c / n + lam I)^{-1} X_c^T y / n on centered features X_c and b = y_bar - x_bar^T beta.
-    ``lam = lam_rel * tr(X_c^T X_c / n) / d``, so the rule does not depend on the scale of the features.
-    Solved through one eigendecomposition of the smaller of the d x d matrix X_c^T X_c / n and the n x n Gram
-    X_c X_c^T / n (push-through identity when n < d).
-
-    If ``lam_rel`` holds several values, the one with the smallest exact leave-one-out squared error is used:
-    the hat matrix is H = 11^T/n + X_c (X_c^T X_c + n lam I)^{-1} X_c^T and the LOO residual is r_i / (1 - H_ii).
-    """
-    X = _features("X", X)
-    yv = _signs("y", y, X.shape[0])
-    grid = _lambda_grid(lam_rel)
-    if not np.any(X != X[0]):
-        raise ValueError("X must not have all rows equal (the centered features vanish)")
-    return _ridge(_Decomposition.of(X), yv, grid)
-
-
-def _lambda_grid(lam_rel) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(lam_rel, dtype=float))
-    if grid.ndim != 1 or not np.all(np.isfinite(grid)) or not np.all(grid > 0):
-        raise ValueError(f"lam_rel must be a positive number or a 1-D array of positive numbers, got {lam_rel!r}")
-    return grid
-
-
-def _ridge(dec: _Decomposition, yv: np.ndarray, grid: np.ndarray) -> RidgeFit:
-    Xc, ev, vec = dec.Xc, dec.ev, dec.vec
-    n, d = Xc.shape
-    y_mean = yv.mean()
-    yc = yv - y_mean
-    lams = grid * float(ev.sum()) / d  # tr(X_c^T X_c / n) / d, the mean eigenvalue of S
-    if not dec.gram:
-        P = Xc @ vec  # (n, d): fitted values are P diag(1/(ev + lam)) proj
-        proj = P.T @ yc / n
-        fitted = P @ (proj[:, None] / (ev[:, None] + lams[None, :]))  # (n, n_grid)
-        hat = (P * P) @ (1.0 / (n * (ev[:, None] + lams[None, :])))
-    else:
-        proj = vec.T @ yc
-        shrink = ev[:, None] / (ev[:, None] + lams[None, :])  # K (K + lam)^{-1} in the eigenbasis
-        fitted = vec @ (proj[:, None] * shrink)
-        hat = (vec * vec) @ shrink
-    resid = yc[:, None] - fitted
-    loo = np.mean((resid / (1.0 - 1.0 / n - hat)) ** 2, axis=0)
-    k = int(np.argmin(loo))
-    lam = float(lams[k])
-    coef = vec @ (proj / (ev + lam)) if not dec.gram else Xc.T @ (vec @ (proj / (ev + lam))) / n
-    return RidgeFit(coef=coef, intercept=float(y_mean - dec.x_mean @ coef), lam_rel=float(grid[k]), lam=lam,
-                    grid=grid, loo_mse=loo)
-
-
-@dataclass(frozen=True, eq=False)
-class SpectralFit:
-    """sign(direction^T (x - center)): the top eigenvector of S, signed by a few labelled sequences."""
-
-    direction: np.ndarray
-    center: np.ndarray
-    eigenvalue: float
-
-    def decision(self, X) -> np.ndarray:
-        return (_features("X", X) - self.center) @ self.direction
-
-    def predict(self, X) -> np.ndarray:
-        return np.where(self.decision(X) >= 0, 1, -1).astype(np.int8)
-
-
-def spectral_fit(X, anchor_labels) -> SpectralFit:
-    """Unsupervised classifier: top eigenvector u_hat of the centered S of all rows of ``X`` (labels unused).
-
-    The sign of an eigenvector is arbitrary; it is fixed by ``anchor_labels``, the labels of the *first* k rows
-    of X (k small): u_hat is flipped if sum_i y_i u_hat^T (x_i - x_bar) < 0. (Taking max(acc, 1 - acc) instead
-    would look at every test label and inflate accuracies near chance.) u_hat by Lanczos
-    (:func:`attnlib.simulation.top_eigenpairs`).
-    """
-    X = _features("X", X)
-    y_a = _anchors(anchor_labels, X.shape[0])
-    center = X.mean(axis=0)
-    vals, vecs = top_eigenpairs(X - center, 1, centered=False)
-    return _signed(vecs[:, 0], center, float(vals[0]), X[: y_a.size] - center, y_a)
-
-
-def _anchors(anchor_labels, n: int) -> np.ndarray:
-    y_a = _signs("anchor_labels", anchor_labels)
-    if y_a.size > n:
-        raise ValueError(f"anchor_labels has {y_a.size} labels but X has only {n} rows")
-    return y_a
-
-
-def _signed(u, center, eigenvalue, anchors_centered, y_a) -> SpectralFit:
-    if y_a @ (anchors_centered @ u) < 0:
-        u = -u
-    return SpectralFit(direction=u, center=center, eigenvalue=eigenvalue)
-
-
-def accuracy(y_true, scores) -> float:
-    """Fraction of sign(scores) equal to the +-1 labels (a score of 0 counts as +1)."""
-    y = _signs("y_true", y_true)
-    s = np.asarray(scores, dtype=float)
-    if s.shape != y.shape:
-        raise ValueError(f"scores must have the shape of y_true {y.shape}, got {s.shape}")
-    return float(np.mean(np.where(s >= 0, 1.0, -1.0) == y))
 
 
 # ------------------------------------------------------------------------------------------------ experiment
@@ -474,7 +291,7 @@ class Experiment:
         return diff.mean(axis=-1), diff.std(axis=-1, ddof=1) / np.sqrt(diff.shape[-1])
 
     def setting(self, i_weight: int, n_train: int) -> Setting:
-        """The :class:`Setting` (N = n_train) of weighting ``i_weight``, for the theory."""
+        """The :class:`~attnlib.setting.Setting` (N = n_train) of weighting ``i_weight``, for the theory."""
         return Setting(d=self.d, V=self.V, N=int(n_train), mu_norm2=self.mu_norm2, process=self.process,
                        weights=self.weights[i_weight], label=self.names[i_weight])
 
@@ -544,7 +361,7 @@ def run_experiment(process: SignProcess, weights: dict, *, d: int, V: int, mu_no
     if n_anchor > min(sizes):
         raise ValueError(f"n_anchor must be at most the smallest training size {min(sizes)}, got {n_anchor}")
     lam_rel = _lambda_grid(lam_rel)
-    streams = np.random.SeedSequence(seed).spawn(vocabularies)
+    streams = _streams(seed, vocabularies)
     res = np.empty((9, len(sizes), len(ws), vocabularies))
     oracle = np.empty((len(ws), vocabularies))
     for v in progress(range(vocabularies), total=vocabularies, desc=desc):

@@ -32,12 +32,6 @@ __all__ = [
 ]
 
 
-def _check_rng(rng) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), got {rng!r}")
-    return rng
-
-
 @dataclass(frozen=True, eq=False)
 class Vocabulary:
     """A drawn embedding table ``table`` (V, d) with signal ``mu`` (d,) and class signs ``signs`` (V,)."""
@@ -90,7 +84,7 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator) -
     d = _v.positive_int("d", d)
     V = _v.positive_int("V", V, even=True, minimum=2)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
-    rng = _check_rng(rng)
+    rng = _v.rng(rng)
     signs = np.concatenate([np.ones(V // 2, np.int8), -np.ones(V // 2, np.int8)])
     mu = np.zeros(d)
     mu[0] = np.sqrt(mu_norm2)
@@ -102,7 +96,7 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator) -
 def sample_tokens(xi, V: int, rng: np.random.Generator) -> np.ndarray:
     """Token ids (N, T): position t uniform in the class of sign xi[n, t] (+1: 0..V/2-1, -1: V/2..V-1)."""
     V = _v.positive_int("V", V, even=True, minimum=2)
-    rng = _check_rng(rng)
+    rng = _v.rng(rng)
     xi = np.asarray(xi)
     if xi.ndim != 2 or not np.all(np.abs(xi) == 1):
         raise ValueError(f"xi must be an (N, T) array of +-1 signs, got shape {xi.shape}")
@@ -197,7 +191,7 @@ def draw_pooled(vocab: Vocabulary, process: SignProcess, w, N: int, rng: np.rand
         raise ValueError(f"process must be an attnlib.positional.SignProcess, got {process!r}")
     w = _v.weights_vector("w", w, process.T)
     N = _v.positive_int("N", N)
-    rng = _check_rng(rng)
+    rng = _v.rng(rng)
     xi, tokens = _draw_tokens(process, vocab.V, N, rng)
     return _pool_table(vocab.table, tokens, w), xi
 

@@ -1,10 +1,21 @@
-"""Figures shared by the chapters: theory curves overlaid on simulations, with one consistent style."""
+"""Figures shared by the chapters: theory curves over simulations, with one consistent style.
+
+* :func:`use_book_style`, ``COLORS``;
+* :func:`points` (simulated means with error bars, from a :class:`attnlib.montecarlo.Sweep` or from arrays)
+  and :func:`curve` (a theory line), the two marks of every theory-versus-simulation figure;
+* :func:`overlay` (a spectrum histogram against a law) and :func:`spectrum_overlay` (the same against the
+  bulk law, with predicted outliers marked);
+* :func:`correlation_heatmaps`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["use_book_style", "spectrum_overlay", "correlation_heatmaps", "COLORS"]
+from . import _validate as _v
+from .linalg import zero_mask
+
+__all__ = ["use_book_style", "COLORS", "points", "curve", "overlay", "spectrum_overlay", "correlation_heatmaps"]
 
 COLORS = {"mean": "#1f77b4", "causal": "#d62728", "optimal": "#2ca02c", "theory": "black", "edge": "#7f7f7f"}
 
@@ -26,16 +37,82 @@ def use_book_style():
     })
 
 
+def points(ax, x, result, name: str | None = None, *, j: int = 0, scale=1.0, errors: float = 1.0,
+           color=None, marker: str = "o", label: str | None = None, ms: float = 4.0):
+    """Simulated means with error bars of ``errors`` standard errors.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    x : array_like
+        Abscissae, one per setting.
+    result : Sweep or tuple
+        A :class:`attnlib.montecarlo.Sweep` (then ``name`` and ``j`` pick the quantity, e.g. "overlap_h"), or
+        a pair ``(means, standard_errors)`` of arrays.
+    scale : float or array_like
+        Divide means and errors by this (e.g. kappa, to plot eigenvalues in units of kappa).
+    errors : float
+        Half-width of the bars in standard errors (0: no bars).
+    """
+    if isinstance(result, tuple):
+        mean, sem = (np.asarray(a, dtype=float) for a in result)
+    else:
+        if name is None:
+            raise ValueError("name must be given when result is a Sweep (e.g. 'overlap_h' or 'top')")
+        mean, sem = result.mean(name, j), (result.sem(name, j) if result.trials > 1 else None)
+    errors = _v.nonnegative("errors", errors)
+    yerr = None if sem is None or errors == 0 else errors * sem / scale
+    return ax.errorbar(x, mean / scale, yerr=yerr, fmt=marker, ms=ms, capsize=2, color=color, label=label)
+
+
+def curve(ax, x, y, *, color=COLORS["theory"], label: str | None = "theory", lw: float = 1.4, ls: str = "-"):
+    """A theory curve (NaN values, where the theory predicts nothing, leave gaps)."""
+    return ax.plot(x, y, color=color, lw=lw, ls=ls, label=label)[0]
+
+
+def overlay(ax, eigenvalues, law, *, bins: int = 50, label: str = "simulation", color: str = "#9ecae1"):
+    """Histogram of the non-zero eigenvalues against the continuous part of ``law`` (both normalised to mass 1).
+
+    ``law`` is an :class:`attnlib.bulk.Law`. The zeros are found by the one rule of :mod:`attnlib.linalg`
+    (:func:`~attnlib.linalg.zero_mask`), not as the ``round(atom * n)`` smallest eigenvalues, so the finite-size
+    rank deficit (one extra zero per side lost to centering) does not leave a spurious bar at 0; the legend
+    reports the zero fraction against the atom. Edges are dotted; the curve is evaluated on a grid that is dense
+    near both edges. Eigenvalues of several draws may be passed as rows.
+    """
+    from .bulk import Law, _spectrum
+
+    if not isinstance(law, Law):
+        raise ValueError(f"law must be an attnlib.bulk.Law (from bulk_law or mp_law), got {law!r}")
+    ev = _spectrum(eigenvalues)
+    bins = _v.positive_int("bins", bins)
+    zero = zero_mask(ev)
+    nz = ev[~zero]
+    top = max(law.upper, float(nz.max()) if nz.size else law.upper)
+    start = 0.0 if law.lower < 0.05 * law.upper else 0.9 * law.lower
+    text = f"{label}; zeros {100 * zero.mean():.1f}% (atom {100 * law.atom:.1f}%)" if law.atom > 0 else label
+    heights, _, _ = ax.hist(nz, bins=bins, range=(start, 1.05 * top), density=True, color=color, edgecolor="white",
+                            linewidth=0.3, label=text)
+    x = law.grid(2001)
+    ax.plot(x, law.density(x) / (1.0 - law.atom), color="black", lw=1.4, label="theory")
+    for edge in (law.lower, law.upper):
+        ax.axvline(edge, color=COLORS["edge"], ls=":", lw=1)
+    if heights.size and heights.max() > 0:  # a hard edge at 0 makes the density unbounded: scale to the data
+        ax.set_ylim(0, 1.25 * heights.max())
+    ax.set_xlabel("eigenvalue")
+    ax.set_ylabel("density (non-zero part)")
+    ax.legend(fontsize=7, loc="upper right")
+    return ax
+
+
 def spectrum_overlay(ax, eigenvalues, delta, gamma, kappa=1.0, *, bins=60, outliers=(), label="simulation",
                      color="#9ecae1"):
     """Histogram of the non-zero eigenvalues against kappa(MP_delta ⊠ MP_gamma), with predicted outliers marked.
 
-    The histogram and the law are drawn by :func:`attnlib.bulk.overlay` (zeros found numerically, so the atom and
-    the finite-size rank deficit leave no spurious bar; eigenvalues of several draws may be passed as rows).
-    ``outliers``: iterable of (value, label) of predicted outlier positions, drawn as dashed vertical lines
-    (``nan`` values, i.e. no outlier predicted, are skipped).
+    The histogram and the law are drawn by :func:`overlay`. ``outliers``: iterable of (value, label) of
+    predicted outlier positions, drawn as dashed vertical lines (``nan`` values, i.e. no outlier predicted, are
+    skipped).
     """
-    from .bulk import bulk_law, overlay
+    from .bulk import bulk_law
 
     overlay(ax, eigenvalues, bulk_law(delta, gamma, kappa), bins=bins, label=label, color=color)
     for value, text in outliers:

@@ -12,24 +12,30 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _validate as _v
-from . import theory
 from . import weights as _w
+from .limit import Limit
 from .positional import SignProcess
 
-__all__ = ["Setting", "resolve_weights"]
+__all__ = ["Setting", "sizes_for"]
 
 
-def resolve_weights(weights, process: SignProcess, tau: float = 0.0) -> tuple[np.ndarray, str]:
-    """Turn "mean" / "causal" / "optimal" (or an explicit array) into (weights, label) for ``process``."""
-    if isinstance(weights, str):
-        if weights == "mean":
-            return _w.mean(process.T), "mean"
-        if weights == "causal":
-            return _w.causal(process.T, tau), f"causal (tau={tau:g})"
-        if weights == "optimal":
-            return _w.optimal(process.R), "optimal"
-        raise ValueError(f"weights must be 'mean', 'causal', 'optimal' or an array of length T, got {weights!r}")
-    return _w.as_weights(weights, process.T), "custom"
+def sizes_for(d: int, delta, gamma) -> tuple[int, int]:
+    """``(V, N)`` closest to d/delta (made even, at least 2) and d/gamma (at least 2): the one rounding rule
+    used wherever sizes come from ratios."""
+    d = _v.positive_int("d", d)
+    delta = _v.positive("delta", delta)
+    gamma = _v.positive("gamma", gamma)
+    return max(2, 2 * int(round(d / delta / 2.0))), max(2, int(round(d / gamma)))
+
+
+def _from_limit(name: str, doc: str, *, call: bool = False):
+    """A property (``call=False``) or method of Setting that reads through to the same name of its Limit."""
+    if call:
+        def method(self):
+            return getattr(self.limit, name)()
+        method.__name__, method.__doc__ = name, doc
+        return method
+    return property(lambda self: getattr(self.limit, name), doc=doc)
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,11 +63,8 @@ class Setting:
         object.__setattr__(self, "mu_norm2", _v.nonnegative("mu_norm2", self.mu_norm2))
         if not isinstance(self.process, SignProcess):
             raise ValueError(f"process must be an attnlib.positional.SignProcess, got {self.process!r}")
-        tau = np.asarray(self.tau, dtype=float)
-        if tau.ndim or not np.isfinite(tau):
-            raise ValueError(f"tau must be a finite real number, got {self.tau!r}")
-        object.__setattr__(self, "tau", float(tau))
-        w, label = resolve_weights(self.weights, self.process, self.tau)
+        object.__setattr__(self, "tau", _v.finite_scalar("tau", self.tau))
+        w, label = _w.named(self.weights, self.process, self.tau)
         object.__setattr__(self, "scheme", self.weights if isinstance(self.weights, str) else "custom")
         object.__setattr__(self, "weights", w)
         if not self.label:
@@ -81,6 +84,27 @@ class Setting:
             fields["label"] = ""
         fields.update(changes)
         return Setting(**fields)
+
+    def with_theta(self, theta) -> "Setting":
+        """This setting with ||mu||^2 chosen so that its spike strength alpha (||mu||^2 + delta)/kappa is ``theta``.
+
+        The weights, process and sizes are kept. Raises ValueError if theta < (alpha/kappa) delta, the strength
+        the vocabulary's own class split gives at mu = 0.
+        """
+        theta = _v.nonnegative("theta", theta)
+        floor = self.snr * self.delta
+        if theta < floor - 1e-12:
+            raise ValueError(
+                f"theta must be >= (alpha/kappa) delta = {floor:.6g} for this setting (reached at ||mu||^2 = 0), "
+                f"got {theta:.6g}"
+            )
+        return self.replace(mu_norm2=max(0.0, theta / self.snr - self.delta))
+
+    def at_dimension(self, d: int) -> "Setting":
+        """This setting at dimension ``d`` with the same ratios (sizes from :func:`sizes_for`)."""
+        d = _v.positive_int("d", d, minimum=2)
+        V, N = sizes_for(d, self.delta, self.gamma)
+        return self.replace(d=d, V=V, N=N)
 
     @property
     def T(self) -> int:
@@ -111,43 +135,23 @@ class Setting:
         return float(self.weights.sum())
 
     @property
-    def snr(self) -> float:
-        """alpha / kappa."""
-        return self.alpha / self.kappa
+    def limit(self) -> Limit:
+        """The ratio-level :class:`attnlib.limit.Limit` of this setting: all its theory goes through it."""
+        return Limit(self.delta, self.gamma, self.alpha, self.kappa, self.mu_norm2, self.weight_sum)
 
-    @property
-    def theta(self) -> float:
-        """Effective signal spike strength alpha (||mu||^2 + delta) / kappa (units of kappa)."""
-        return float(theory.spike_strength(self.alpha, self.kappa, self.mu_norm2, self.delta))
-
-    @property
-    def rho(self) -> float:
-        """The summary's SNR alpha ||mu||^2 / kappa (which omits the vocabulary's own centroid shift)."""
-        return self.alpha * self.mu_norm2 / self.kappa
-
-    @property
-    def theta_g(self) -> float:
-        """Strength (sum w)^2 delta / kappa of the vocabulary-mean spike of the uncentered S."""
-        return self.weight_sum**2 * self.delta / self.kappa
-
-    def signal(self) -> theory.Spike:
-        """Theory for the signal spike (overlaps against u = mu/||mu||)."""
-        return theory.signal(self.delta, self.gamma, self.alpha, self.kappa, self.mu_norm2)
-
-    def signal_h(self) -> theory.Spike:
-        """Theory for the signal spike with overlaps against the class centroid h = mu + Zs/V."""
-        return theory.spike(self.theta, self.delta, self.gamma, self.kappa, direction="h")
-
-    def mean_spike(self) -> theory.Spike:
-        """Theory for the vocabulary-mean spike of the uncentered S (overlaps against g = Z1/V)."""
-        return theory.mean_spike(self.delta, self.gamma, self.weight_sum, self.kappa)
-
-    def bulk_edges(self) -> tuple[float, float]:
-        return theory.bulk_edges(self.delta, self.gamma, self.kappa)
-
-    def thresholds(self) -> tuple[float, float]:
-        """(theta_population, theta_sample) for this (delta, gamma)."""
-        return theory.thresholds(self.delta, self.gamma)
+    # The theory of a setting is the theory of its limit: these names read through to :class:`Limit`.
+    snr = _from_limit("snr", "alpha / kappa, the one number the weights enter through.")
+    theta = _from_limit("theta", "Signal spike strength alpha (||mu||^2 + delta) / kappa (units of kappa).")
+    rho = _from_limit("rho", "The paper's stated SNR alpha ||mu||^2 / kappa (omits the vocabulary's centroid shift).")
+    theta_g = _from_limit("theta_g", "Strength (sum w)^2 delta / kappa of the vocabulary-mean spike of the "
+                                     "uncentered S.")
+    signal = _from_limit("signal", "Theory for the signal spike (overlaps against u = mu/||mu||).", call=True)
+    signal_h = _from_limit("signal_h", "Theory for the signal spike, overlaps against the class centroid "
+                                       "h = mu + Zs/V.", call=True)
+    mean_spike = _from_limit("mean_spike", "Theory for the vocabulary-mean spike of the uncentered S (overlaps "
+                                           "against g = Z1/V).", call=True)
+    bulk_edges = _from_limit("bulk_edges", "Edges of the bulk kappa (MP_delta ⊠ MP_gamma).", call=True)
+    thresholds = _from_limit("thresholds", "(theta_population, theta_sample) for this (delta, gamma).", call=True)
 
     def __repr__(self) -> str:
         return (f"Setting(d={self.d}, V={self.V}, N={self.N}, T={self.T}, mu_norm2={self.mu_norm2:g}, "

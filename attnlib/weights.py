@@ -9,8 +9,27 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as _v
+from . import positional as _p
 
-__all__ = ["mean", "optimal", "causal", "snr", "alpha", "kappa", "as_weights", "mix_to_snr"]
+__all__ = [
+    "mean",
+    "optimal",
+    "causal",
+    "snr",
+    "alpha",
+    "kappa",
+    "as_weights",
+    "NAMED",
+    "named",
+    "mix_to_snr",
+    "weightings",
+    "snr_table",
+    "prefix_snr_mean",
+    "prefix_snr_optimal",
+    "prefix_gain",
+    "prefix_snr",
+    "prefix_crossover",
+]
 
 
 def as_weights(w, T: int | None = None) -> np.ndarray:
@@ -79,10 +98,7 @@ def causal(T: int, tau: float = 0.0, *, strict: bool = False) -> np.ndarray:
     1; tau plays no role there because all off-diagonal scores vanish. Needs T >= 2.
     """
     T = _v.positive_int("T", T)
-    tau_arr = np.asarray(tau, dtype=float)
-    if tau_arr.ndim or not np.isfinite(tau_arr):
-        raise ValueError(f"tau must be a finite real number, got {tau!r}")
-    tau = float(tau_arr)
+    tau = _v.finite_scalar("tau", tau)
     t = np.arange(T, dtype=float)
     if strict:
         if T < 2:
@@ -133,6 +149,30 @@ def snr(w, R):
     return np.einsum("kt,ts,ks->k", arr, R, arr) / norms
 
 
+#: The weightings that can be given by name (to :func:`named` and :class:`~attnlib.setting.Setting`).
+NAMED = ("mean", "causal", "optimal")
+
+
+def named(weights, process, tau: float = 0.0) -> tuple[np.ndarray, str]:
+    """Resolve pooling weights for ``process``: a name of :data:`NAMED` or an explicit array of length T.
+
+    "mean" gives 1/T, "causal" the causal-attention limit at ``tau``, "optimal" the top eigenvector of R
+    (normalised to sum 1). Returns ``(weights, label)``; an array is validated and labelled "custom".
+    """
+    if not isinstance(process, _p.SignProcess):
+        raise ValueError(f"process must be an attnlib.positional.SignProcess, got {process!r}")
+    if isinstance(weights, str):
+        if weights == "mean":
+            return mean(process.T), "mean"
+        if weights == "causal":
+            tau = _v.finite_scalar("tau", tau)
+            return causal(process.T, tau), f"causal (tau={tau:g})"
+        if weights == "optimal":
+            return optimal(process.R), "optimal"
+        raise ValueError(f"weights must be 'mean', 'causal', 'optimal' or an array of length T, got {weights!r}")
+    return as_weights(weights, process.T), "custom"
+
+
 def mix_to_snr(a, b, R, target: float) -> np.ndarray:
     """The point w = (1 - lam) a + lam b of the segment [a, b] (lam in [0, 1]) with alpha/kappa(w) = ``target``.
 
@@ -165,3 +205,85 @@ def mix_to_snr(a, b, R, target: float) -> np.ndarray:
 
     lam = brentq(gap, 0.0, 1.0, xtol=1e-14, rtol=1e-14)
     return (1.0 - lam) * a + lam * b
+
+
+def prefix_snr_mean(T, L):
+    """alpha/kappa of mean pooling in the prefix model: (L^2 + T - L)/T = 1 + L(L-1)/T (vectorised in L, T)."""
+    T, L = np.asarray(T, dtype=float), np.asarray(L, dtype=float)
+    if np.any(L < 1) or np.any(L > T):
+        raise ValueError(f"L must satisfy 1 <= L <= T, got L = {L}, T = {T}")
+    return 1.0 + L * (L - 1.0) / T
+
+
+def prefix_snr_optimal(T, L):
+    """alpha/kappa of the optimal weights in the prefix model: lambda_max(R) = max(L, 1) = L."""
+    T, L = np.asarray(T, dtype=float), np.asarray(L, dtype=float)
+    if np.any(L < 1) or np.any(L > T):
+        raise ValueError(f"L must satisfy 1 <= L <= T, got L = {L}, T = {T}")
+    return L + 0.0 * T
+
+
+def prefix_gain(T, L):
+    """Optimal over mean pooling in the prefix model: L / (1 + L(L-1)/T); tends to T/L for L, T large, L/T fixed."""
+    return prefix_snr_optimal(T, L) / prefix_snr_mean(T, L)
+
+
+def prefix_snr(w, L):
+    """alpha/kappa of weights ``w`` in the prefix model of length T = len(w) with prefix length(s) ``L``.
+
+    R is 1 on the first L x L block and the identity elsewhere, so alpha = (sum_{t<L} w_t)^2 + sum_{t>=L} w_t^2
+    without building R; vectorised over an array of L.
+    """
+    w = as_weights(w)
+    L_arr = np.asarray(L)
+    if not np.issubdtype(L_arr.dtype, np.integer) or np.any(L_arr < 1) or np.any(L_arr > w.size):
+        raise ValueError(f"L must be integers with 1 <= L <= T = {w.size}, got {L!r}")
+    head = np.concatenate([[0.0], np.cumsum(w)])[L_arr]
+    tail = np.concatenate([np.cumsum((w * w)[::-1])[::-1], [0.0]])[L_arr]
+    return (head**2 + tail) / (w @ w)
+
+
+def weightings(R, taus=(0.0,), *, strict: bool = False) -> dict[str, np.ndarray]:
+    """Mean, causal (one per tau) and optimal weights for R (optimal normalised to unit norm: alpha/kappa does
+    not depend on the scale, and this also covers R whose optimal weights sum to 0)."""
+    R = _v.correlation_matrix("R", R)
+    T = R.shape[0]
+    out = {"mean": mean(T)}
+    for tau in taus:
+        out[f"causal tau={tau:g}" + (" strict" if strict else "")] = causal(T, tau, strict=strict)
+    out["optimal"] = optimal(R, normalize="norm")
+    return out
+
+
+def snr_table(processes: dict, taus=(0.0,)) -> tuple[list[str], list[list]]:
+    """alpha/kappa of mean, causal(tau) for each tau, and optimal weights, for each named process.
+
+    Returns (headers, rows); each row is [name, lambda_max(R), alpha/kappa for each weighting...].
+    """
+    headers = None
+    rows = []
+    for name, proc in processes.items():
+        if not isinstance(proc, _p.SignProcess):
+            raise ValueError(f"processes must map names to SignProcess, got {proc!r} for {name!r}")
+        ws = weightings(proc.R, taus)
+        if headers is None:
+            headers = ["family", "λ_max(R)"] + list(ws)
+        rows.append([name, float(np.linalg.eigvalsh(proc.R)[-1])] + [snr(w, proc.R) for w in ws.values()])
+    if headers is None:
+        raise ValueError("processes must not be empty")
+    return headers, rows
+
+
+def prefix_crossover(T: int, tau: float = 0.0, *, strict: bool = False) -> int:
+    """Largest prefix length L at which causal pooling (limit weights) has a larger alpha/kappa than mean pooling.
+
+    Causal weights decrease along the sequence, so they favour a short correlated prefix; once the prefix
+    covers most of the sequence, mean pooling (optimal for L = T) wins. Returns 1 if causal never wins.
+    """
+    T = _v.positive_int("T", T, minimum=2)
+    w = causal(T, tau, strict=strict)
+    best = 1
+    for L in range(2, T + 1):
+        if snr(w, _p.prefix(T, L).R) > prefix_snr_mean(T, L) + 1e-12:
+            best = L
+    return best

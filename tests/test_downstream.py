@@ -4,7 +4,7 @@ classifier, and the theory predictions (against exact identities and small Monte
 import numpy as np
 import pytest
 
-from attnlib import Setting, downstream as ds, model, positional as P, simulation, theory, weights as W
+from attnlib import Setting, classifiers as cl, downstream as ds, linalg, model, positional as P, theory, weights as W
 
 PREFIX = P.prefix(8, 3)
 
@@ -64,7 +64,7 @@ def _toy(n, d, seed):
 def test_ridge_matches_lstsq_on_augmented_system(n, d):
     X, y = _toy(n, d, 3)
     lam_rel = 0.37
-    fit = ds.ridge_fit(X, y, lam_rel)
+    fit = cl.ridge_fit(X, y, lam_rel)
     Xc = X - X.mean(axis=0)
     lam = lam_rel * np.sum(Xc**2) / (n * d)
     # min ||y - b - X beta||^2 + n lam ||beta||^2 (intercept unpenalised)
@@ -79,7 +79,7 @@ def test_ridge_matches_lstsq_on_augmented_system(n, d):
 def test_ridge_loo_matches_brute_force(n, d):
     X, y = _toy(n, d, 4)
     grid = np.array([0.05, 0.5, 5.0])
-    fit = ds.ridge_fit(X, y, grid)
+    fit = cl.ridge_fit(X, y, grid)
     scale = np.sum((X - X.mean(axis=0)) ** 2) / (n * d)  # lambda stays relative to the full-data scale
     for k, lam_rel in enumerate(grid):
         errs = []
@@ -96,15 +96,15 @@ def test_ridge_loo_matches_brute_force(n, d):
 
 def test_ridge_is_scale_invariant_and_separates_a_toy():
     X, y = _toy(200, 10, 5)
-    fit, fit10 = ds.ridge_fit(X, y), ds.ridge_fit(10 * X, y)
+    fit, fit10 = cl.ridge_fit(X, y), cl.ridge_fit(10 * X, y)
     np.testing.assert_allclose(fit.decision(X), fit10.decision(10 * X), rtol=1e-8)
     rng = np.random.default_rng(6)
     y_sep = rng.choice([-1, 1], 300)
     X_sep = rng.standard_normal((300, 20)) * 0.1 + y_sep[:, None] * np.eye(20)[0]
-    fit_sep = ds.ridge_fit(X_sep[:100], y_sep[:100])
-    assert ds.accuracy(y_sep[100:], fit_sep.decision(X_sep[100:])) == 1.0
-    spec = ds.spectral_fit(X_sep[:100], y_sep[:5])
-    assert ds.accuracy(y_sep[100:], spec.decision(X_sep[100:])) == 1.0
+    fit_sep = cl.ridge_fit(X_sep[:100], y_sep[:100])
+    assert cl.accuracy(y_sep[100:], fit_sep.decision(X_sep[100:])) == 1.0
+    spec = cl.spectral_fit(X_sep[:100], y_sep[:5])
+    assert cl.accuracy(y_sep[100:], spec.decision(X_sep[100:])) == 1.0
     assert np.array_equal(spec.predict(X_sep[100:]), y_sep[100:])
 
 
@@ -112,24 +112,24 @@ def test_spectral_sign_follows_anchors():
     rng = np.random.default_rng(7)
     y = rng.choice([-1, 1], 200)
     X = rng.standard_normal((200, 5)) * 0.2 + 2 * y[:, None] * np.eye(5)[1]
-    pos, neg = ds.spectral_fit(X, y[:3]), ds.spectral_fit(X, -y[:3])
+    pos, neg = cl.spectral_fit(X, y[:3]), cl.spectral_fit(X, -y[:3])
     np.testing.assert_allclose(pos.direction, -neg.direction)
-    assert ds.accuracy(y, pos.decision(X)) == 1.0 and ds.accuracy(y, neg.decision(X)) == 0.0
+    assert cl.accuracy(y, pos.decision(X)) == 1.0 and cl.accuracy(y, neg.decision(X)) == 0.0
 
 
 @pytest.mark.parametrize(
     "call,match",
     [
-        (lambda X, y: ds.ridge_fit(X, np.where(y > 0, 1, 0)), "labels"),
-        (lambda X, y: ds.ridge_fit(X[:, 0], y), "X must be"),
-        (lambda X, y: ds.ridge_fit(X, y[:-1]), "length"),
-        (lambda X, y: ds.ridge_fit(X, y, -1.0), "lam_rel"),
-        (lambda X, y: ds.ridge_fit(X, y, [0.1, np.nan]), "lam_rel"),
-        (lambda X, y: ds.ridge_fit(np.ones_like(X), y), "rows equal"),
-        (lambda X, y: ds.ridge_fit(np.where(X > 0, np.inf, X), y), "finite"),
-        (lambda X, y: ds.spectral_fit(X[:3], y[:4]), "anchor_labels"),
-        (lambda X, y: ds.accuracy(y, y[:-1]), "scores"),
-        (lambda X, y: ds.accuracy(y * 2, y), "labels"),
+        (lambda X, y: cl.ridge_fit(X, np.where(y > 0, 1, 0)), "labels"),
+        (lambda X, y: cl.ridge_fit(X[:, 0], y), "X must be"),
+        (lambda X, y: cl.ridge_fit(X, y[:-1]), "length"),
+        (lambda X, y: cl.ridge_fit(X, y, -1.0), "lam_rel"),
+        (lambda X, y: cl.ridge_fit(X, y, [0.1, np.nan]), "lam_rel"),
+        (lambda X, y: cl.ridge_fit(np.ones_like(X), y), "rows equal"),
+        (lambda X, y: cl.ridge_fit(np.where(X > 0, np.inf, X), y), "finite"),
+        (lambda X, y: cl.spectral_fit(X[:3], y[:4]), "anchor_labels"),
+        (lambda X, y: cl.accuracy(y, y[:-1]), "scores"),
+        (lambda X, y: cl.accuracy(y * 2, y), "labels"),
     ],
 )
 def test_bad_input_raises(call, match):
@@ -173,7 +173,7 @@ def test_outlier_quadratic_form_and_projection_against_monte_carlo():
     for _ in range(4):
         voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
         C, _ = model.draw_pooled(voc, s.process, s.weights, s.N, rng)
-        _, vecs = simulation.top_eigenpairs(C, 1)
+        _, vecs = linalg.top_eigenpairs(C, 1)
         u = vecs[:, 0]
         Sigma = model.population_covariance(voc, s.weights, s.R)
         quads.append(u @ Sigma @ u)
@@ -205,7 +205,7 @@ def test_fisher_accuracy_against_oracle_monte_carlo():
     Sigma_n = s.kappa * parts["W_prime"] + (s.alpha - a * a) * np.outer(parts["h"], parts["h"])
     beta = np.linalg.solve(Sigma_n, parts["h"])
     C, xi = model.draw_pooled(voc, s.process, s.weights, 20_000, rng)
-    acc = ds.accuracy(xi[:, 0], (C - s.weight_sum * parts["g"]) @ beta)
+    acc = cl.accuracy(xi[:, 0], (C - s.weight_sum * parts["g"]) @ beta)
     # finite d: h^T W'^{-1} h has relative sd ~ sqrt(2/d) ~ 0.1, a shift of ~0.01 in accuracy here
     assert acc == pytest.approx(ds.fisher_accuracy(s), abs=0.02)
     with pytest.raises(ValueError, match="delta"):
@@ -273,11 +273,11 @@ def test_run_experiment_shapes_determinism_and_validation():
 def test_runner_decomposition_matches_public_fits(n, d):
     """run_experiment shares one eigendecomposition between ridge and the spectral classifier."""
     X, y = _toy(n, d, 11)
-    dec = ds._Decomposition.of(X)
-    fit, ref = ds._ridge(dec, y.astype(float), ds.DEFAULT_LAMBDAS), ds.ridge_fit(X, y)
+    dec = cl._Decomposition.of(X)
+    fit, ref = cl._ridge(dec, y.astype(float), cl.DEFAULT_LAMBDAS), cl.ridge_fit(X, y)
     np.testing.assert_allclose(fit.coef, ref.coef, rtol=1e-7, atol=1e-10)
     value, vector = dec.top_direction()
-    spec = ds._signed(vector, dec.x_mean, value, dec.Xc[:5], y[:5].astype(float))
-    lanczos = ds.spectral_fit(X, y[:5])
+    spec = cl._signed(vector, dec.x_mean, value, dec.Xc[:5], y[:5].astype(float))
+    lanczos = cl.spectral_fit(X, y[:5])
     assert value == pytest.approx(lanczos.eigenvalue, rel=1e-9)
     np.testing.assert_allclose(spec.direction, lanczos.direction, atol=1e-7)

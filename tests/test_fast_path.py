@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from attnlib import Setting, model, positional as P, simulate, simulation
+from attnlib import Setting, linalg, model, positional as P, simulate, simulation
 
 
 def test_direct_csr_equals_canonical_token_matrix():
@@ -61,23 +61,23 @@ def test_full_spectrum_path_stays_double_and_matches_eigvalsh():
     rng = np.random.default_rng(5)
     voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
     C, _ = model.draw_pooled(voc, s.process, s.weights, s.N, rng)
-    S = simulation.sample_covariance(C)
+    S = linalg.sample_covariance(C)
     np.testing.assert_allclose(dr.eigenvalues, np.clip(np.linalg.eigvalsh(S)[::-1], 0, None), atol=1e-12)
     top = np.linalg.eigh(S)[1][:, -1]
-    assert dr.overlap_h == pytest.approx(simulation.squared_cosine(top, voc.h), abs=1e-10)
+    assert dr.overlap_h == pytest.approx(linalg.squared_cosine(top, voc.h), abs=1e-10)
 
 
 def test_parallel_sweep_equals_serial_single_thread_draws(monkeypatch):
     """sweep runs draws in parallel threads; each must compute exactly what a serial one-BLAS-thread draw does."""
-    from attnlib import sweep
+    from attnlib import montecarlo, sweep
 
     base = Setting(d=120, V=240, N=480, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
     settings = [base, base.replace(mu_norm2=0.2), base.replace(weights="optimal")]
-    monkeypatch.setattr(simulation, "_workers", lambda: 3)
+    monkeypatch.setattr(montecarlo, "_workers", lambda: 3)
     parallel = sweep(settings, seed=9, trials=3)
     again = sweep(settings, seed=9, trials=3)
-    monkeypatch.setattr(simulation, "_workers", lambda: 1)
-    with simulation.one_blas_thread():
+    monkeypatch.setattr(montecarlo, "_workers", lambda: 1)
+    with linalg.one_blas_thread():
         serial = sweep(settings, seed=9, trials=3)
     for name in ("top", "second", "overlap_u", "overlap_h", "overlap_g"):
         np.testing.assert_array_equal(getattr(parallel, name), getattr(again, name))

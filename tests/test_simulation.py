@@ -11,7 +11,7 @@ about 4 standard errors.
 import numpy as np
 import pytest
 
-from attnlib import Setting, model, positional as P, simulate, simulation, theory
+from attnlib import Setting, linalg, model, positional as P, simulate, simulation, theory
 
 BASE = Setting(d=600, V=1200, N=2400, mu_norm2=1.0, process=P.markov(16, 0.6), weights="mean")
 CASES = [(0.3, "mean"), (1.0, "mean"), (1.0, "optimal"), (2.0, "optimal"), (1.0, "causal")]
@@ -91,9 +91,9 @@ def test_gram_path_equals_covariance_path():
     rng = np.random.default_rng(10)
     voc = model.draw_vocabulary(60, 100, 1.0, rng)
     C, _ = model.draw_pooled(voc, P.markov(5, 0.5), np.full(5, 0.2), 40, rng)  # N < d: Gram path
-    S = simulation.sample_covariance(C)
-    np.testing.assert_allclose(simulation.spectrum(C), np.sort(np.linalg.eigvalsh(S))[::-1].clip(0), atol=1e-12)
-    vals, vecs = simulation.top_eigenpairs(C, 3)
+    S = linalg.sample_covariance(C)
+    np.testing.assert_allclose(linalg.spectrum(C), np.sort(np.linalg.eigvalsh(S))[::-1].clip(0), atol=1e-12)
+    vals, vecs = linalg.top_eigenpairs(C, 3)
     np.testing.assert_allclose(vals, np.sort(np.linalg.eigvalsh(S))[::-1][:3], rtol=1e-10)
     np.testing.assert_allclose(S @ vecs, vecs * vals, atol=1e-10)
 

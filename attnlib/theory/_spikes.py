@@ -1,0 +1,187 @@
+r"""The spike (BBP) formulas: strengths, thresholds, outliers, overlaps and the regions of the phase diagram.
+
+A population spike of strength theta (units of kappa) on kappa MP_delta, with ``x = theta - delta``, has
+population outlier ``kappa (x+1)(x+delta)/x`` when ``x > sqrt(delta)``, and after N samples the sample outlier
+``kappa (x+1)(x+delta)(x+gamma)/x^2`` when ``x > x*``, the positive root of ``x^3 - sigma_2 x - 2 sigma_3``.
+Every function broadcasts over its arguments and returns floats for scalar input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validate as _v
+from ._law import _out, _ratios, _sigmas, critical_x, outlier_map
+
+__all__ = [
+    "thresholds",
+    "Spike",
+    "spike",
+    "signal",
+    "mean_spike",
+    "spike_strength",
+    "mean_spike_strength",
+    "summary_snr",
+    "REGIONS",
+    "regions",
+]
+
+#: Names of the regions of the phase diagram, indexed by the codes of :func:`regions`.
+REGIONS = ("undetectable", "population only", "detectable")
+
+
+def thresholds(delta, gamma):
+    """``(theta_population, theta_sample)``: critical spike strengths (units of kappa).
+
+    Population: theta > delta + sqrt(delta). Sample: theta > delta + x*, where x* is the positive root of
+    x^3 - (gamma + delta + gamma delta) x - 2 gamma delta; there the sample outlier meets the bulk's upper edge.
+    """
+    delta = _v.positive("delta", delta, allow_array=True)
+    gamma = _v.positive("gamma", gamma, allow_array=True)
+    return _out(delta + np.sqrt(delta)), _out(delta + critical_x(delta, gamma)[0])
+
+
+@dataclass(frozen=True)
+class Spike:
+    """Predicted outlier and squared overlaps of one spike (scalars, or arrays for array input).
+
+    ``population_eigenvalue`` / ``sample_eigenvalue`` are ``nan`` below their threshold; the matching
+    overlaps are then ``0.0``. Overlaps are squared cosines between the top eigenvector (of the population
+    or sample covariance) and the reference direction (``direction``).
+    """
+
+    theta: float | np.ndarray
+    population_eigenvalue: float | np.ndarray
+    sample_eigenvalue: float | np.ndarray
+    population_overlap: float | np.ndarray
+    sample_overlap: float | np.ndarray
+    direction: str = "spike"
+
+    @property
+    def population_detectable(self):
+        return np.isfinite(self.population_eigenvalue)
+
+    @property
+    def sample_detectable(self):
+        return np.isfinite(self.sample_eigenvalue)
+
+
+def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
+    """Spike of strength ``theta`` (units of kappa) on the bulk kappa MP_delta, seen through N = d/gamma samples.
+
+    With x = theta - delta:
+
+    * population eigenvalue kappa (x+1)(x+delta)/x and overlap 1 - delta/x^2, if x > sqrt(delta);
+    * sample eigenvalue kappa (x+1)(x+delta)(x+gamma)/x^2 and overlap
+      (x^3 - sigma_2 x - 2 sigma_3) / (x^2 (x+gamma)), if x > x*.
+
+    Parameters
+    ----------
+    theta : float or array_like
+        Spike strength (>= 0), in units of kappa.
+    delta, gamma, kappa : float or array_like
+        Ratios d/V, d/N and the scale ||w||^2 (> 0); all arguments broadcast together.
+    direction : str
+        Name of the reference direction of the overlaps, stored in the result.
+    """
+    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    th = np.asarray(_v.nonnegative("theta", theta, allow_array=True), dtype=float)
+    _, s2, s3 = _sigmas(delta, gamma)
+    x = th - delta
+    x_star = critical_x(delta, gamma)[0]
+    pop = x > np.sqrt(delta)
+    smp = x > x_star
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pop_eig = np.where(pop, kappa * (x + 1.0) * (x + delta) / x, np.nan)
+        pop_ov = np.where(pop, 1.0 - delta / x**2, 0.0)
+        smp_eig = np.where(smp, outlier_map(x, delta, gamma, kappa), np.nan)
+        smp_ov = np.where(smp, (x**3 - s2 * x - 2.0 * s3) / (x**2 * (x + gamma)), 0.0)
+    shape = np.broadcast(th, delta, gamma, kappa).shape
+    return Spike(
+        theta=_out(np.broadcast_to(th, shape)),
+        population_eigenvalue=_out(np.broadcast_to(pop_eig, shape)),
+        sample_eigenvalue=_out(np.broadcast_to(smp_eig, shape)),
+        population_overlap=_out(np.broadcast_to(pop_ov, shape)),
+        sample_overlap=_out(np.broadcast_to(smp_ov, shape)),
+        direction=direction,
+    )
+
+
+def spike_strength(alpha, kappa, mu_norm2, delta):
+    """Effective signal spike strength theta = alpha (||mu||^2 + delta) / kappa (units of kappa).
+
+    The recoverable direction is the vocabulary's class centroid h = mu + Zs/V with ||h||^2 -> ||mu||^2 + delta,
+    so the paper's stated rho = alpha ||mu||^2 / kappa (:func:`summary_snr`) undercounts it by alpha delta / kappa.
+    """
+    alpha = _v.nonnegative("alpha", alpha, allow_array=True)
+    kappa = _v.positive("kappa", kappa, allow_array=True)
+    mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2, allow_array=True)
+    delta = _v.positive("delta", delta, allow_array=True)
+    return _out(alpha * (mu_norm2 + delta) / kappa)
+
+
+def summary_snr(alpha, kappa, mu_norm2):
+    """rho = alpha ||mu||^2 / kappa: the signal-to-noise ratio as the paper's statement writes it.
+
+    It omits the vocabulary's own centroid shift; the spike strength is :func:`spike_strength`.
+    """
+    alpha = _v.nonnegative("alpha", alpha, allow_array=True)
+    kappa = _v.positive("kappa", kappa, allow_array=True)
+    mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2, allow_array=True)
+    return _out(alpha * mu_norm2 / kappa)
+
+
+def mean_spike_strength(weight_sum, kappa, delta):
+    """theta_g = (sum w)^2 delta / kappa: strength of the vocabulary-mean spike of the uncentered S."""
+    ws = np.asarray(weight_sum, dtype=float)
+    if not np.all(np.isfinite(ws)):
+        raise ValueError(f"weight_sum must be finite real numbers, got {weight_sum!r}")
+    kappa = _v.positive("kappa", kappa, allow_array=True)
+    delta = _v.positive("delta", delta, allow_array=True)
+    return _out(ws**2 * delta / kappa)
+
+
+def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
+    """The signal spike: strength theta = alpha (||mu||^2 + delta)/kappa, overlaps measured against u = mu/||mu||.
+
+    The top eigenvector aligns with h = mu + Zs/V; cos^2(h, u) -> ||mu||^2 / (||mu||^2 + delta), so both overlaps
+    carry that factor. All arguments broadcast together.
+    """
+    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    theta = spike_strength(alpha, kappa, mu_norm2, delta)
+    sp = spike(theta, delta, gamma, kappa, direction="u")
+    mu_norm2 = np.asarray(mu_norm2, dtype=float)
+    factor = np.where(mu_norm2 > 0, mu_norm2 / (mu_norm2 + delta), 0.0)
+    return Spike(
+        theta=sp.theta,
+        population_eigenvalue=sp.population_eigenvalue,
+        sample_eigenvalue=sp.sample_eigenvalue,
+        population_overlap=_out(sp.population_overlap * factor),
+        sample_overlap=_out(sp.sample_overlap * factor),
+        direction="u",
+    )
+
+
+def mean_spike(delta, gamma, weight_sum, kappa) -> Spike:
+    """The second spike of the *uncentered* S: direction g = Z1/V, strength theta_g = (sum w)^2 delta / kappa.
+
+    Overlaps are measured against g/||g||. Centering the pooled vectors removes this spike exactly.
+    """
+    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    theta_g = mean_spike_strength(weight_sum, kappa, delta)
+    return spike(theta_g, delta, gamma, kappa, direction="g")
+
+
+def regions(theta, delta, gamma):
+    """Region code of each (theta, delta, gamma): 0 undetectable, 1 population outlier only, 2 sample outlier.
+
+    0: theta <= delta + sqrt(delta) (no outlier even in the population covariance); 1: the population
+    covariance has an outlier but S, from N = d/gamma samples, does not (theta <= delta + x*(delta, gamma));
+    2: S has an outlier. Arguments broadcast together; the names are ``REGIONS``.
+    """
+    th = _v.nonnegative("theta", theta, allow_array=True)
+    pop, smp = thresholds(delta, gamma)
+    out = (np.asarray(th) > pop).astype(int) + (np.asarray(th) > smp).astype(int)
+    return out if out.ndim else int(out)
