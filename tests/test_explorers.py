@@ -1,6 +1,7 @@
 """attnlib.explorers: the widgets build, a control change redraws exactly what attnlib.theory predicts, the
-static figures show the explorers' default states, the simulation button agrees with the theory, and bad
-input is refused. Latency is measured (measure_latency) but never asserted: timings depend on the machine."""
+static figures show the explorers' default states, the simulation button agrees with the theory, every
+control holds its default on its slider grid, and bad input is refused. Latency is measured
+(measure_latency) but never asserted: timings depend on the machine."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from attnlib import explorers, positional, theory  # noqa: E402
 from attnlib import weights as W  # noqa: E402
+from attnlib.explorers import _controls, _widgets  # noqa: E402
+from attnlib.linalg import zero_mask  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -24,32 +27,89 @@ def _close_figures():
     plt.close("all")
 
 
-# ------------------------------------------------------------------------------------------ helpers
+# ------------------------------------------------------------------------------------------ controls
 
 
-def test_make_process_families():
-    assert np.allclose(explorers.make_process("independent", 5).R, np.eye(5))
-    assert np.allclose(explorers.make_process("markov", 6, r=0.5).R, positional.markov(6, 0.5).R)
-    assert np.allclose(explorers.make_process("prefix", 6, L=3).R, positional.prefix(6, 3).R)
-    assert np.allclose(explorers.make_process("suffix", 6, L=2).R, positional.suffix(6, 2).R)
+@pytest.mark.parametrize("name", sorted(explorers.CONTROLS))
+def test_every_control_default_lies_on_its_grid(name):
+    control = explorers.CONTROLS[name]
+    assert explorers.on_grid(control), control
+    if control.kind in ("float", "int"):
+        top = control.high if not isinstance(control.high, str) else explorers.CONTROLS[control.high].default
+        steps = (control.default - control.low) / control.step
+        assert control.low <= control.default <= top
+        assert steps == pytest.approx(round(steps), abs=1e-9)  # the slider shows its default, not a neighbour
+
+
+def test_on_grid_catches_a_snapping_default():
+    # the former phase gamma slider: min 0.02, step 0.02, default 0.25 showed 0.26
+    snapping = _controls.Control("gamma", "float", 0.02, 3.0, 0.02, 0.25)
+    assert not explorers.on_grid(snapping)
+    assert not explorers.on_grid(_controls.Control("x", "float", 0.0, 1.05, 0.1, 0.5))  # max unreachable
+    assert not explorers.on_grid(_controls.Control("x", "float", 0.0, 1.0, 0.1, 1.5))  # out of range
+    assert not explorers.on_grid(_controls.Control("L", "int", 1, "T", 1, 17))  # above T's default
+
+
+def test_states_take_their_defaults_from_the_table():
+    for state in (explorers.SpectrumState(), explorers.PhaseState(), explorers.WeightsState()):
+        for name in state.__dataclass_fields__:
+            assert getattr(state, name) == explorers.CONTROLS[name].default, name
+
+
+@pytest.mark.parametrize("make", [explorers.spectrum_explorer, explorers.phase_explorer, explorers.weights_explorer])
+def test_built_widgets_show_the_table(make):
+    ex = make()
+    assert list(ex.controls) == [n for row in explorers.LAYOUTS[ex.kind] for n in row]
+    for name, widget in ex.controls.items():
+        control = explorers.CONTROLS[name]
+        assert widget.value == control.default and widget.description == control.label, name
+        if control.kind in ("float", "int"):
+            assert (widget.min, widget.step) == (control.low, control.step), name
+            assert widget.max == (getattr(ex.state, control.high) if isinstance(control.high, str) else control.high)
+    # every control has its own Layout (hiding one must not hide the others)
+    assert len({id(c.layout) for c in ex.controls.values()}) == len(ex.controls)
+
+
+def test_families_and_weightings_are_the_core_ones():
+    assert explorers.FAMILIES == positional.FAMILIES and explorers.WEIGHTINGS == W.NAMED
+    assert explorers.CONTROLS["family"].values == positional.FAMILIES
+    assert explorers.CONTROLS["weighting"].values == W.NAMED
+
+
+def test_states_build_their_process_with_positional_family():
+    state = explorers.SpectrumState
+    assert np.allclose(state(family="independent", T=5).process().R, np.eye(5))
+    assert np.allclose(state(family="markov", T=6, r=0.5).process().R, positional.markov(6, 0.5).R)
+    assert np.allclose(state(family="prefix", T=6, L=3).process().R, positional.prefix(6, 3).R)
+    assert np.allclose(explorers.WeightsState(family="suffix", T=6, L=2).process().R, positional.suffix(6, 2).R)
     # blocks of L with a shorter last block
-    assert np.allclose(explorers.make_process("blocks", 7, L=3).R, positional.blocks([3, 3, 1]).R)
+    assert np.allclose(explorers.WeightsState(family="blocks", T=7, L=3).process().R, positional.blocks([3, 3, 1]).R)
+    assert np.allclose(state(weighting="causal", tau=1.5).weights(), W.causal(16, 1.5))
 
 
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: explorers.make_process("cauchy", 8), "family"),
-        (lambda: explorers.make_process("prefix", 4, L=5), "L"),
-        (lambda: explorers.make_process("markov", 4, r=1.5), "r"),
-        (lambda: explorers.weights_for("softmax", positional.independent(3)), "weighting"),
+        (lambda: explorers.SpectrumState(family="cauchy"), "family"),
+        (lambda: explorers.WeightsState(family="prefix", T=4, L=5), "L"),
+        (lambda: explorers.SpectrumState(r=1.5), "r"),
+        (lambda: explorers.spectrum_theory(weighting="softmax"), "weighting"),
+        (lambda: explorers.spectrum_theory(kappa=2.0), "kappa"),
+        (lambda: explorers.spectrum_theory(points=1), "points"),
+        (lambda: explorers.phase_theory(explorers.SpectrumState()), "state"),
         (lambda: explorers.SpectrumState(delta=-1), "delta"),
         (lambda: explorers.SpectrumState(T=0), "T"),
         (lambda: explorers.SpectrumState(weighting="max"), "weighting"),
+        (lambda: explorers.SpectrumState(tau=float("nan")), "tau"),
         (lambda: explorers.PhaseState(theta=-0.1), "theta"),
         (lambda: explorers.WeightsState(family="x"), "family"),
         (lambda: explorers.spectrum_simulation(d=1), "d"),
+        (lambda: explorers.spectrum_explorer(simulate_d=1), "simulate_d"),
+        (lambda: explorers.spectrum_figure(simulate_d=0), "simulate_d"),
+        (lambda: explorers.phase_explorer().update(kappa=1.0), "kappa"),
         (lambda: explorers.measure_latency(None, []), "changes"),
+        (lambda: explorers.measure_latency(None, [{}]), "explorer"),
+        (lambda: _controls.Control("x", "slider"), "kind"),
     ],
 )
 def test_bad_input_names_the_argument(call, name):
@@ -58,10 +118,10 @@ def test_bad_input_names_the_argument(call, name):
 
 
 def test_nice_ceil_steps():
-    assert explorers._nice_ceil(0.42) == 0.5
-    assert explorers._nice_ceil(3.1) == 4.0
-    assert explorers._nice_ceil(1.0) == 1.0
-    assert explorers._nice_ceil(0.0) == 1.0
+    assert _widgets.nice_ceil(0.42) == 0.5
+    assert _widgets.nice_ceil(3.1) == 4.0
+    assert _widgets.nice_ceil(1.0) == 1.0
+    assert _widgets.nice_ceil(0.0) == 1.0
 
 
 # ------------------------------------------------------------------------------------------ spectrum
@@ -78,11 +138,12 @@ def test_spectrum_explorer_builds_and_follows_the_theory():
     assert isinstance(ex, widgets.VBox)
     assert bytes(ex.image.value).startswith(PNG) and "θ" in ex.readout.value
     first_png = bytes(ex.image.value)
-    # every control has its own Layout (hiding one must not hide the others)
-    assert len({id(c.layout) for c in ex.controls.values()}) == len(ex.controls)
     visible = [name for name, c in ex.controls.items() if c.layout.display != "none"]
     assert visible == ["delta", "gamma", "mu_norm2", "weighting", "family", "T", "r", "centered"]
 
+    ex.update(mu_norm2=2.0)  # a programmatic change moves its slider (without a second update)
+    assert ex.controls["mu_norm2"].value == 2.0 and ex.state.mu_norm2 == 2.0
+    ex.controls["mu_norm2"].value = 1.0
     ex.controls["delta"].value = 0.8  # through the widget, as a slider drag would
     R = positional.markov(16, 0.6).R
     (lo, hi), sig, kappa = _expected_spectrum(0.8, 0.25, 1.0, W.mean(16), R)
@@ -134,6 +195,30 @@ def test_spectrum_simulation_button_agrees_with_theory():
     assert ex.draw is None and ex.plot.hist is None
 
 
+def test_histogram_leaves_out_the_zeros_of_the_one_rule():
+    # gamma = 2 (N < d): a centered S has d - N + 1 zero eigenvalues, one more than round(atom * d)
+    ex = explorers.spectrum_explorer(gamma=2.0, simulate_d=100, seed=0)
+    draw = ex.simulate()
+    ev = draw.eigenvalues
+    zeros = zero_mask(ev)
+    s = draw.setting
+    assert zeros.sum() == s.d - s.N + 1 and round(ex.theory["atom"] * s.d) == s.d - s.N
+    edges = [p.get_x() for p in ex.plot.hist] + [ex.plot.hist[-1].get_x() + ex.plot.hist[-1].get_width()]
+    heights = np.array([p.get_height() for p in ex.plot.hist])
+    expected, _ = np.histogram(ev[~zeros], bins=len(heights), range=(0.0, edges[-1]), density=True)
+    assert np.allclose(heights, expected)
+    assert f"zeros {100 * zeros.mean():g}%" in ex.readout.value
+
+
+def test_spectrum_theory_is_the_limit_of_the_setting():
+    state = explorers.SpectrumState(weighting="optimal", family="blocks", L=3)
+    th = explorers.spectrum_theory(state)
+    setting = explorers.simulation_setting(state, 300)
+    assert (setting.d, setting.V, setting.N) == (300, 600, 1200)
+    assert np.array_equal(setting.weights, th["weights"]) and th["theta"] == pytest.approx(setting.limit.theta)
+    assert th["limit"].thresholds() == th["thresholds"] == theory.thresholds(0.5, 0.25)
+
+
 def test_spectrum_figure_is_the_default_state():
     fig, th, draw = explorers.spectrum_figure()
     assert draw is None
@@ -157,6 +242,9 @@ def test_phase_explorer_regions_and_predictions():
         ex.controls["theta"].value = round(theta, 2)
         assert ex.theory["region"] == region, (theta, region)
         assert list(ex.plot.point.get_xydata()[0]) == pytest.approx([gamma, round(theta, 2)])
+        assert ex.theory["region_code"] == theory.regions(ex.state.theta, delta, gamma)
+        assert ex.message.value == ""
+    assert len(explorers.REGION_COLORS) == len(theory.REGIONS)
     expected = theory.spike(ex.state.theta, delta, gamma, 1.0, direction="h")
     assert ex.theory["spike"].sample_eigenvalue == pytest.approx(expected.sample_eigenvalue)
     assert ex.theory["spike"].sample_overlap == pytest.approx(expected.sample_overlap)
@@ -166,6 +254,7 @@ def test_phase_explorer_regions_and_predictions():
     i = len(g) // 2
     assert th_smp[i] == pytest.approx(theory.thresholds(1.0, g[i])[1])
     assert ex.plot.pop_line.get_ydata()[0] == pytest.approx(1.0 + 1.0)  # delta + sqrt(delta)
+    assert np.array_equal(ex.theory["theta_sample"], theory.thresholds(1.0, ex.theory["gamma_grid"])[1])
 
 
 def test_phase_figure_is_the_default_state():
@@ -192,6 +281,9 @@ def test_weights_explorer_scalars():
     assert ex.theory["scalars"]["optimal"][2] == pytest.approx(ex.theory["lambda_max"])
     assert all(s[2] <= ex.theory["lambda_max"] + 1e-12 for s in ex.theory["scalars"].values())
     assert ex.controls["r"].layout.display == "none" and ex.controls["L"].layout.display == ""
+    curve = [W.snr(W.causal(16, tau), R) for tau in ex.theory["tau_grid"]]
+    assert np.allclose(ex.theory["causal_snr"], curve, rtol=1e-13, atol=0)
+    assert ex.theory["tau_grid"][-1] == explorers.CONTROLS["tau"].high
     ex.controls["T"].value = 8  # L's range follows T
     assert ex.controls["L"].max == 8
     assert np.array_equal(ex.plot.image.get_array(), positional.prefix(8, 5).R)
