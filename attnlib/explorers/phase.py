@@ -129,7 +129,7 @@ class _PhasePlot:
         ax2.set_title("overlaps along θ, at the point's γ", fontsize=9)
         handles = [self.pop_line, self.smp_line, self.point, self.pop_curve, self.smp_curve, self.theta_mark]
         handles += [Patch(color=c, label=name) for c, name in zip(REGION_COLORS, theory.REGIONS)]
-        self.fig.legend(handles=handles, fontsize=7.5, loc="outside lower center", ncols=5)
+        self.fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=5)
 
     def dynamic_artists(self):
         return [*self.regions, self.pop_line, self.smp_line, self.point, self.pop_curve, self.smp_curve,

@@ -40,6 +40,8 @@ CHROMIUM_ARGS = [
 ]
 
 RESULTS: dict[str, dict] = {}  # page -> measurements, written to REPORT and summarised at the end
+READING: dict[str, dict] = {}  # chapter -> {width -> reading measurements}, written to READING_REPORT
+READING_REPORT = SCREENSHOTS.parent / "reading-report.json"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -95,9 +97,24 @@ def pytest_sessionfinish(session, exitstatus):
     if RESULTS:
         REPORT.parent.mkdir(parents=True, exist_ok=True)
         REPORT.write_text(json.dumps(RESULTS, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if READING:
+        READING_REPORT.parent.mkdir(parents=True, exist_ok=True)
+        READING_REPORT.write_text(json.dumps(READING, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def pytest_terminal_summary(terminalreporter):
+    if READING:
+        terminalreporter.section("chapters as a book")
+        terminalreporter.write_line(f"{'chapter':<32} {'screens@1280':>12} {'code lines':>10} {'figures':>8} "
+                                    f"{'equations':>9} {'problems':>8}")
+        for doc, by_width in sorted(READING.items()):
+            wide = by_width.get("1280", {})
+            height = wide.get("height")
+            screens = f"{height / 900:.1f}" if height else "-"
+            problems = sum(len(r["problems"]) for r in by_width.values())
+            terminalreporter.write_line(f"{doc:<32} {screens:>12} {wide.get('visible_code_lines', '-'):>10} "
+                                        f"{wide.get('images', '-'):>8} {wide.get('equations', '-'):>9} "
+                                        f"{problems:>8}")
     if not RESULTS:
         return
     tr = terminalreporter
