@@ -20,7 +20,7 @@ BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser
 
 export PYTHONHASHSEED := 0
 
-.PHONY: book test browser-test execute lab install clean
+.PHONY: book test browser-test execute lab lab-edit install clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -39,9 +39,14 @@ $(STAMP): requirements.txt pyproject.toml package.json package-lock.json | $(BIN
 	@# stderr, which would otherwise land in the first chapter that plots (and fail nbval).
 	$(BIN)/python -c "import matplotlib.font_manager"
 	@mkdir -p $(dir $(LAB_OVERRIDES))
+	@# Chapters (.md) open as notebooks; no first-start "news" prompt and no update check (both want the
+	@# network).
 	@printf '%s\n' '{' \
 	  '  "@jupyterlab/docmanager-extension:plugin": {' \
 	  '    "defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}' \
+	  '  },' \
+	  '  "@jupyterlab/apputils-extension:notification": {' \
+	  '    "fetchNews": "false", "checkForUpdates": false' \
 	  '  }' '}' > $(LAB_OVERRIDES)
 	@touch $(STAMP)
 
@@ -71,7 +76,18 @@ execute: $(STAMP)
 # Jupyter refuses to start as root without --allow-root (containers, CI machines).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# `make lab`: tinker freely. JupyterLab opens a scratch copy of book/ in _build/lab/ (made fresh each time), so
+# saving a chapter after running it never rewrites the committed notebooks.
+LAB_COPY := _build/lab
 lab: $(STAMP)
+	@rm -rf $(LAB_COPY) && mkdir -p $(LAB_COPY)
+	cp -r book $(LAB_COPY)/book
+	@echo "JupyterLab on a scratch copy of the book in $(LAB_COPY)/book (edits there never touch book/)."
+	cd $(LAB_COPY)/book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)
+
+# `make lab-edit`: edit the chapters themselves. Saving writes book/NN_name.md and .ipynb; run
+# `make execute` (or scripts/execute_notebook.py on the chapter) before committing.
+lab-edit: $(STAMP)
 	cd book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)
 
 clean:

@@ -127,6 +127,16 @@ def semicolon_problems(md_path: Path) -> list[str]:
     return problems
 
 
+RESTORE = """
+
+To restore the committed chapter (for example after saving it from JupyterLab, which stores widget outputs
+and partial runs in the .ipynb):
+    git checkout -- {md} {ipynb}
+or, to keep your edits of the .md and regenerate its executed twin from a clean run:
+    .venv/bin/python scripts/execute_notebook.py {md}
+(`make lab` works on a scratch copy in _build/lab/ and never touches these files; `make lab-edit` edits them.)"""
+
+
 def chapter_mds() -> list[Path]:
     return sorted(p for p in BOOK.glob("*.md") if is_jupytext_notebook(p))
 
@@ -144,7 +154,8 @@ def test_md_has_matching_executed_twin(md):
     problems = pairing_problems(md, ipynb) + semicolon_problems(md)
     if ipynb.exists():
         problems += execution_problems(ipynb)
-    assert not problems, "\n".join(problems)
+    assert not problems, "\n".join(problems) + RESTORE.format(md=md.relative_to(REPO),
+                                                               ipynb=ipynb.relative_to(REPO))
 
 
 @pytest.mark.parametrize("ipynb", chapter_ipynbs(), ids=lambda p: p.name)
