@@ -11,7 +11,10 @@ A tiny local Sphinx extension (registered in ``_config.yml`` under ``sphinx: loc
    source ``_static/`` folder: Jupyter Book injects every ``.js`` file found there into every page.
 2. **MathJax on every page** (Sphinx's HTML assets policy "always"): the navigation shows chapter titles,
    some with math, on every page, including pages without equations of their own (search, index).
-3. **No remote assets.** At ``html-page-context`` every script and stylesheet the page links, and every
+3. **The book's stylesheet** (``_ext/style/book.css``: code cells that fit 88 characters at 1280 px,
+   display equations that scroll instead of clipping on narrow screens) is served from the build on every
+   page. Like MathJax it is not in a source ``_static/`` folder.
+4. **No remote assets.** At ``html-page-context`` every script and stylesheet the page links, and every
    ``<script src>`` / ``<link href>`` / ``<iframe src>`` in its body, must be local; a remote URL is a build
    warning, hence an error under ``jupyter-book build --warningiserror``.
 
@@ -60,7 +63,12 @@ def mathjax_source(app) -> Path:
     return (Path(app.confdir) / app.config.offline_mathjax_source).resolve()
 
 
+STYLE_DIR = Path(__file__).resolve().parent / "style"
+STYLESHEET = "book.css"
+
+
 def _check_config(app, config) -> None:
+    config.html_static_path.append(str(STYLE_DIR))
     if _is_remote(config.mathjax_path or ""):
         logger.warning(
             f"[offline_assets] mathjax_path is remote ({config.mathjax_path}); set it to "
@@ -129,6 +137,7 @@ def setup(app):
     # in the navigation of every page (search and index pages included), and would stay raw TeX there.
     app.set_html_assets_policy("always")
     app.connect("config-inited", _check_config)
+    app.add_css_file(STYLESHEET)
     app.connect("builder-inited", _check_source)
     app.connect("html-page-context", _check_page, priority=900)
     app.connect("build-finished", copy_mathjax)

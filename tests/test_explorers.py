@@ -15,7 +15,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from attnlib import explorers, positional, theory  # noqa: E402
 from attnlib import weights as W  # noqa: E402
-from attnlib.explorers import _controls, _widgets  # noqa: E402
+from attnlib import controls as _controls  # noqa: E402
+from attnlib.explorers import _widgets  # noqa: E402
 from attnlib.linalg import zero_mask  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"

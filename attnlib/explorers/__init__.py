@@ -18,7 +18,7 @@ explorer redraws the same figure when a control moves. The explorers hold no for
 numbers come from :mod:`attnlib.theory`, :class:`attnlib.limit.Limit`, :mod:`attnlib.weights`,
 :mod:`attnlib.positional` and :class:`attnlib.Setting`, and the simulation from :func:`attnlib.simulate`.
 
-Layout: ``_controls`` declares every control once (a table: field, kind, range, step, default, label,
+Layout: ``attnlib.controls`` declares every control once (a table: field, kind, range, step, default, label,
 help); ``_widgets`` holds the plumbing (widgets built from that table, a blitting figure, the explorer base
 class, :func:`measure_latency`); ``spectrum``, ``phase`` and ``weights`` hold one explorer each.
 """
@@ -30,7 +30,7 @@ try:
 except ImportError as exc:
     raise ImportError('attnlib.explorers needs ipywidgets: pip install "attnlib[explorers]"') from exc
 
-from ._controls import CONTROLS, FAMILIES, LAYOUTS, WEIGHTINGS, Control, on_grid
+from ..controls import CONTROLS, FAMILIES, LAYOUTS, WEIGHTINGS, Control, on_grid
 from ._widgets import Explorer, measure_latency
 from .phase import (REGION_COLORS, REGION_KEYS, REGIONS, PhaseExplorer, PhaseState, phase_explorer, phase_figure,
                     phase_theory)

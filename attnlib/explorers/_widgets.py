@@ -17,7 +17,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..report import sig
-from ._controls import CONTROLS, LAYOUTS, WIDTHS, Control, resolve_state
+from ..controls import CONTROLS, LAYOUTS, WIDTHS, Control, resolve_state
 
 __all__ = ["nice_ceil", "AxisLimits", "fmt", "html_table", "Blitter", "new_figure", "build_control",
            "set_range", "Explorer", "measure_latency"]
@@ -175,7 +175,7 @@ def set_range(slider, value, maximum) -> None:
 class Explorer(widgets.VBox):
     """An explorer: the controls of its layout, a figure redrawn on every change, a read-out and a message.
 
-    Subclasses set ``kind`` (a key of :data:`~attnlib.explorers._controls.LAYOUTS`), ``plot_class`` (built
+    Subclasses set ``kind`` (a key of :data:`~attnlib.controls.LAYOUTS`), ``plot_class`` (built
     with ``animated=True``; it has ``fig``, ``dynamic_artists()`` and ``draw(state, theory) -> key``) and
     ``theory_function``, and define ``readout_html(state, theory)``. Which controls are shown and the range
     of a slider bounded by another field follow the control table.

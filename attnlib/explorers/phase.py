@@ -15,7 +15,7 @@ import numpy as np
 from .. import _validate as _v
 from .. import theory
 from ..plotting import COLORS
-from ._controls import CONTROLS, GAMMA_MAX, THETA_MAX, resolve_state
+from ..controls import CONTROLS, GAMMA_MAX, THETA_MAX, resolve_state
 from ._widgets import Explorer, fmt, html_table, new_figure
 
 __all__ = ["PhaseState", "REGION_KEYS", "REGIONS", "REGION_COLORS", "phase_theory", "phase_figure",

@@ -21,7 +21,7 @@ from ..linalg import zero_mask
 from ..plotting import COLORS
 from ..setting import Setting, sizes_for
 from ..simulation import simulate
-from ._controls import CONTROLS, WEIGHTINGS, resolve_state, sequence_process
+from ..controls import CONTROLS, WEIGHTINGS, resolve_state, sequence_process
 from ._widgets import AxisLimits, Explorer, fmt, html_table, new_figure
 
 __all__ = ["SpectrumState", "spectrum_theory", "simulation_setting", "spectrum_simulation", "spectrum_figure",

@@ -15,7 +15,7 @@ import numpy as np
 from .. import positional
 from .. import weights as _w
 from ..plotting import COLORS
-from ._controls import CONTROLS, TAU_MAX, WEIGHTINGS, resolve_state, sequence_process
+from ..controls import CONTROLS, TAU_MAX, WEIGHTINGS, resolve_state, sequence_process
 from ._widgets import AxisLimits, Explorer, fmt, html_table, new_figure
 
 __all__ = ["WeightsState", "TAU_GRID", "weights_theory", "weights_figure", "WeightsExplorer", "weights_explorer"]

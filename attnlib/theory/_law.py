@@ -74,7 +74,8 @@ def bulk_density(x, delta, gamma, kappa=1.0):
     in :math:`\varphi = 1/\psi` this is the monic cubic
     :math:`\varphi^3 + (\sigma_1 - z)\varphi^2 + \sigma_2\varphi + \sigma_3 = 0`, which stays well conditioned
     as delta or gamma -> 0. Inside the support it has a complex pair :math:`a \pm ib` and the density is
-    :math:`b / (\pi z (a^2+b^2))` (vectorised Cardano, no loop). The result integrates to
+    :math:`b / (\pi z (a^2+b^2))` (vectorised Cardano, no loop; the modulus is formed with ``hypot`` so that
+    the density stays finite up to a hard edge at 0). The result integrates to
     ``1 - zero_atom(delta, gamma)``.
 
     Parameters
@@ -96,8 +97,9 @@ def bulk_density(x, delta, gamma, kappa=1.0):
     t = x_arr / kappa
     s1, s2, s3 = _sigmas(delta, gamma)
     a, b = _complex_pair(s1 - t, s2, s3)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        dens = b / (np.pi * t * (a * a + b * b))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        modulus = np.hypot(a, b)  # |phi|, without overflow next to a hard edge at 0 where |phi| -> infinity
+        dens = (b / modulus) / modulus / (np.pi * t)
     dens = np.where((t > 0) & (b > 0), dens, 0.0) / kappa
     return _out(dens)
 

@@ -90,9 +90,9 @@ def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
     th = np.asarray(_v.nonnegative("theta", theta, allow_array=True), dtype=float)
     _, s2, s3 = _sigmas(delta, gamma)
     x = th - delta
-    x_star = critical_x(delta, gamma)[0]
-    pop = x > np.sqrt(delta)
-    smp = x > x_star
+    theta_pop, theta_smp = thresholds(delta, gamma)
+    pop = th > theta_pop  # the same comparisons as thresholds(), so that both agree to the last bit
+    smp = th > theta_smp
     with np.errstate(divide="ignore", invalid="ignore"):
         pop_eig = np.where(pop, kappa * (x + 1.0) * (x + delta) / x, np.nan)
         pop_ov = np.where(pop, 1.0 - delta / x**2, 0.0)

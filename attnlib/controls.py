@@ -6,16 +6,17 @@ explorers differ only in which rows they show and how they arrange them (:data:`
 default lies on its grid ``low + k * step`` (:func:`on_grid`), so that a slider shows its default exactly
 instead of snapping to the nearest step when it is first drawn.
 
-Nothing here needs ipywidgets: the widgets are built from these rows by :mod:`attnlib.explorers._widgets`.
+Nothing here needs ipywidgets: the JupyterLab explorers (:mod:`attnlib.explorers`) and the live explorers of
+the HTML book (:mod:`attnlib.webexplorer`) both build their controls from these rows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from .. import _validate as _v
-from .. import positional
-from .. import weights as _w
+from . import _validate as _v
+from . import positional
+from . import weights as _w
 
 __all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "WEIGHTINGS", "GAMMA_MAX",
            "THETA_MAX", "TAU_MAX", "on_grid", "resolve_state", "sequence_process"]
