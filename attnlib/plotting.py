@@ -23,13 +23,13 @@ COLORS = {"mean": "#1f77b4", "causal": "#d62728", "optimal": "#2ca02c", "theory"
 def use_book_style():
     """Matplotlib settings for the book: readable sizes, and PNG output without volatile metadata.
 
-    Figures are at most 6.8 in wide at 100 dpi (the 688 px of the book's text column at a 1280 px window), so
-    the browser shows them at their natural size, and no text is smaller than 8 pt.
+    Figures are at most 6.6 in wide at 100 dpi (a captioned figure is at most 672 px wide in a 1280 px
+    window), so the browser shows them at their natural size, and no text is smaller than 8 pt.
     """
     import matplotlib as mpl
 
     mpl.rcParams.update({
-        "figure.figsize": (6.8, 3.4),
+        "figure.figsize": (6.6, 3.3),
         "figure.dpi": 100,
         "legend.fontsize": 8.5,
         "xtick.labelsize": 9,

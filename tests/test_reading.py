@@ -3,9 +3,10 @@
 * No visible code cell over 25 lines: a cell is visible unless its input is removed (``remove-input``,
   ``remove-cell``) or folded behind a toggle (``hide-input``, ``hide-cell``).
 * No code line over 88 characters in any cell a reader can see, folded ones included (88 characters fit the
-  text column at 1280 px; see ``_static/book.css``).
-* Figures are drawn to be read at their rendered size: no font size below 8 pt and no figure wider than the
-  text column (6.8 in at the book's 100 dpi), so that the browser never shrinks their text.
+  text column at 1280 px; see ``_ext/style/book.css``).
+* Figures are drawn to be read at their rendered size: no font size below 8 pt and no figure wider than a
+  captioned figure's box (672 px at 1280 px, 6.6 in at the book's 100 dpi), so that the browser never
+  shrinks their text.
 * The text never points outside the book ("the notes", "the summary", earlier runs).
 """
 
@@ -21,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted((REPO / "book").glob("[0-9][0-9]_*.md"))
 MAX_VISIBLE_LINES = 25
 MAX_LINE = 88
-MAX_FIGURE_WIDTH = 6.8  # inches at figure.dpi = 100: the 688 px of the text column at 1280 px
+MAX_FIGURE_WIDTH = 6.6  # inches at figure.dpi = 100: a captioned figure is at most 672 px wide at 1280 px
 MIN_FONT = 8
 REMOVED = {"remove-input", "remove-cell"}
 FOLDED = {"hide-input", "hide-cell"}

@@ -31,7 +31,6 @@ REGIONS = dict(zip(REGION_KEYS, (
 )))
 #: Fill colour of each region, indexed by the codes of :func:`attnlib.theory.regions`.
 REGION_COLORS = ("#eeeeee", "#fde0dd", "#e5f5e0")
-_COLOR_NAMES = ("grey", "pink", "green")
 _THETA_POINTS = 400
 
 
@@ -108,12 +107,12 @@ class _PhasePlot:
     def __init__(self, animated: bool = False):
         from matplotlib.patches import Patch, Polygon
 
-        self.fig, (self.ax, self.ax2) = new_figure((9.0, 4.0), 2, animated, width_ratios=(1.1, 1.0))
+        self.fig, (self.ax, self.ax2) = new_figure((6.5, 4.4), 2, animated, width_ratios=(1.1, 1.0))
         ax, ax2 = self.ax, self.ax2
         self.regions = [ax.add_patch(Polygon(np.zeros((3, 2)), closed=True, color=c, lw=0, zorder=0))
                         for c in REGION_COLORS]
-        (self.pop_line,) = ax.plot([], [], color=COLORS["mean"], lw=1.8, label="population threshold δ+√δ")
-        (self.smp_line,) = ax.plot([], [], color=COLORS["causal"], lw=1.8, label="sample threshold δ+x*(δ,γ)")
+        (self.pop_line,) = ax.plot([], [], color=COLORS["mean"], lw=1.8, label="population threshold")
+        (self.smp_line,) = ax.plot([], [], color=COLORS["causal"], lw=1.8, label="sample threshold")
         (self.point,) = ax.plot([], [], "o", ms=9, mfc="gold", mec="black", label="the point")
         ax.set_xlim(0.0, GAMMA_MAX)
         ax.set_ylim(0.0, THETA_MAX)
@@ -126,10 +125,10 @@ class _PhasePlot:
         ax2.set_ylim(0.0, 1.02)
         ax2.set_xlabel("θ (units of κ)")
         ax2.set_ylabel("squared overlap")
-        ax2.set_title("overlaps along θ, at the point's γ", fontsize=9)
+        ax2.set_title("overlaps at the point's γ", fontsize=9)
         handles = [self.pop_line, self.smp_line, self.point, self.pop_curve, self.smp_curve, self.theta_mark]
         handles += [Patch(color=c, label=name) for c, name in zip(REGION_COLORS, theory.REGIONS)]
-        self.fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=5)
+        self.fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=3)
 
     def dynamic_artists(self):
         return [*self.regions, self.pop_line, self.smp_line, self.point, self.pop_curve, self.smp_curve,
@@ -158,8 +157,7 @@ def phase_figure(state: PhaseState | None = None, **overrides):
     th = phase_theory(state)
     plot = _PhasePlot(animated=False)
     plot.draw(state, th)
-    colours = " · ".join(f"{c}: {name}" for c, name in zip(_COLOR_NAMES, theory.REGIONS))
-    plot.ax.set_title(f"{colours} (δ = {fmt(state.delta)})", fontsize=9)
+    plot.ax.set_title(f"regions at δ = {fmt(state.delta)}", fontsize=9)
     return plot.fig, th
 
 

@@ -156,7 +156,7 @@ class _SpectrumPlot:
     BINS = 60
 
     def __init__(self, animated: bool = False):
-        self.fig, (self.ax,) = new_figure((8.6, 3.4), 1, animated)
+        self.fig, (self.ax,) = new_figure((6.5, 3.6), 1, animated)
         ax = self.ax
         self.hist = None
         (self.density,) = ax.plot([], [], color=COLORS["theory"], lw=1.5,

@@ -100,7 +100,7 @@ class _WeightsPlot:
     def __init__(self, animated: bool = False):
         from matplotlib.ticker import MaxNLocator
 
-        self.fig, (self.ax, self.ax_r, self.ax_tau) = new_figure((10.0, 3.6), 3, animated,
+        self.fig, (self.ax, self.ax_r, self.ax_tau) = new_figure((6.5, 3.6), 3, animated,
                                                                 width_ratios=(1.3, 0.8, 1.1))
         ax, ax_r, ax_tau = self.ax, self.ax_r, self.ax_tau
         self.lines = {name: ax.plot([], [], "o-", ms=3, lw=1.4, color=COLORS[name], label=name)[0]
@@ -115,15 +115,16 @@ class _WeightsPlot:
         ax_r.set_ylabel("t")
         ax_r.grid(False)
         (self.causal_curve,) = ax_tau.plot([], [], color=COLORS["causal"], lw=1.5, label="causal, across τ")
-        self.mean_level = ax_tau.axhline(0, color=COLORS["mean"], lw=1.2, ls="--", label="mean")
-        self.opt_level = ax_tau.axhline(0, color=COLORS["optimal"], lw=1.2, ls="--", label="optimal = λmax(R)")
+        self.mean_level = ax_tau.axhline(0, color=COLORS["mean"], lw=1.2, ls="--", label="mean pooling α/κ")
+        self.opt_level = ax_tau.axhline(0, color=COLORS["optimal"], lw=1.2, ls="--", label="optimal α/κ = λmax(R)")
         (self.tau_point,) = ax_tau.plot([], [], "o", color=COLORS["causal"], ms=7)
         ax_tau.set_xlim(TAU_GRID[0], TAU_GRID[-1])
         ax_tau.set_xlabel("τ (causal attention)")
         ax_tau.set_ylabel("α/κ")
-        ax_tau.set_title("causal α/κ vs τ (dashed: mean, optimal)", fontsize=9)
+        ax_tau.set_title("causal α/κ vs τ", fontsize=9)
         self.limits = AxisLimits()
-        self.fig.legend(handles=list(self.lines.values()), fontsize=8, loc="outside lower center", ncols=3)
+        handles = [*self.lines.values(), self.mean_level, self.opt_level]
+        self.fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=3)
 
     def dynamic_artists(self):
         return [*self.lines.values(), self.image, self.causal_curve, self.mean_level, self.opt_level,
