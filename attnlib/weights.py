@@ -6,6 +6,9 @@ Constructors return attention-like weights that sum to 1 where that makes sense.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from itertools import combinations
+
 import numpy as np
 
 from . import _validate as _v
@@ -14,6 +17,7 @@ from . import positional as _p
 __all__ = [
     "mean",
     "optimal",
+    "optimal_nonnegative",
     "causal",
     "snr",
     "alpha",
@@ -80,6 +84,100 @@ def optimal(R, *, normalize: str = "sum", tol: float = 1e-10) -> np.ndarray:
             "the optimal weights of this R sum to ~0 and cannot be normalised to sum 1; use normalize='norm'"
         )
     return w / total
+
+#: Largest T for which :func:`optimal_nonnegative` enumerates supports (2^T - 1 of them) when R has negative entries.
+NONNEGATIVE_MAX_T = 20
+
+
+def optimal_nonnegative(R, *, max_T: int = NONNEGATIVE_MAX_T, tol: float = 1e-10) -> tuple[np.ndarray, float]:
+    r"""Best weights under the attention (softmax) constraint: maximise alpha/kappa over w >= 0, w != 0.
+
+    Attention weights are non-negative, and a softmax over positional scores reaches every strictly positive
+    distribution, so this maximum is the supremum of alpha/kappa over attention weightings. The top eigenvector
+    of R (:func:`optimal`) may have mixed signs; then this maximum is below lambda_max(R).
+
+    Method (exact):
+
+    * R >= 0 entrywise: Perron-Frobenius gives a non-negative top eigenvector, so the maximum is lambda_max(R),
+      attained by :func:`optimal` (the projection of the uniform vector onto the top eigenspace, non-negative
+      here). Any T.
+    * Otherwise, enumeration of supports. At a maximiser w with support S, w_S is a strictly positive
+      eigenvector of R_SS for its top eigenvalue, which equals the maximum (KKT conditions: R w <= lambda w
+      with equality on S); and some maximiser has a support on which that eigenvalue is simple. So the maximum
+      is the largest lambda_max(R_SS) over the supports S whose top eigenvector is strictly positive. All
+      2^T - 1 supports are scanned, one batched eigendecomposition per support size; T = 16 takes about a
+      second. Ties (equal values within ``tol``) are broken towards the larger support, then the first in
+      lexicographic order.
+
+    Parameters
+    ----------
+    R : array_like
+        T x T correlation matrix.
+    max_T : int
+        Largest T accepted when R has a negative entry (the enumeration costs 2^T small eigendecompositions).
+    tol : float
+        Entries of R above -tol count as non-negative; eigenvector entries above tol (unit norm) as positive.
+
+    Returns
+    -------
+    w : numpy.ndarray
+        Non-negative weights summing to 1 (a tuple ``(w, value)`` is returned).
+    value : float
+        Their alpha/kappa, :func:`snr` of w: lambda_max(R) if R >= 0, at most lambda_max(R) otherwise.
+    """
+    R = _v.correlation_matrix("R", R)
+    max_T = _v.positive_int("max_T", max_T)
+    tol = _v.positive("tol", tol)
+    T = R.shape[0]
+    lam_max = float(np.linalg.eigvalsh(R)[-1])
+    if np.all(R >= -tol):
+        w = np.clip(optimal(R), 0.0, None)
+        w = w / w.sum()
+        value = snr(w, R)
+        if value >= lam_max - 1e-9 * max(1.0, lam_max):
+            return w, value
+    if T > max_T:
+        raise ValueError(
+            f"T must be <= max_T = {max_T} for this R (it has negative entries, and the exact search enumerates "
+            f"2^T - 1 supports), got T = {T}; raise max_T to accept the cost"
+        )
+    support, vector = _search_supports(R.tobytes(), T, tol)
+    w = np.zeros(T)
+    w[list(support)] = vector
+    w = w / w.sum()
+    return w, snr(w, R)
+
+
+@lru_cache(maxsize=64)
+def _search_supports(R_bytes: bytes, T: int, tol: float) -> tuple[tuple, tuple]:
+    """Support and positive top eigenvector of the best R_SS (see :func:`optimal_nonnegative`); cached by R."""
+    R = np.frombuffer(R_bytes, dtype=float).reshape(T, T)
+    best_value, best_support, best_vector = -np.inf, None, None
+    for k in range(1, T + 1):
+        for chunk in _support_chunks(T, k):
+            lam, vec = np.linalg.eigh(R[chunk[:, :, None], chunk[:, None, :]])
+            top = vec[:, :, -1] * np.where(vec[:, :, -1].sum(axis=1) >= 0, 1.0, -1.0)[:, None]
+            value = np.where(top.min(axis=1) > tol, lam[:, -1], -np.inf)
+            j = int(np.argmax(value))
+            if not np.isfinite(value[j]):
+                continue
+            tie = tol * max(1.0, abs(best_value)) if best_support is not None else 0.0
+            if best_support is None or value[j] > best_value + tie or (
+                    value[j] >= best_value - tie and k > best_support.size):  # ties go to the larger support
+                best_value, best_support, best_vector = float(value[j]), chunk[j], top[j]
+    return tuple(int(i) for i in best_support), tuple(float(x) for x in best_vector)
+
+
+def _support_chunks(T: int, k: int, size: int = 50_000):
+    """The supports of size k of {0..T-1} as (m, k) integer arrays of at most ``size`` rows, in lexicographic order."""
+    rows = []
+    for support in combinations(range(T), k):
+        rows.append(support)
+        if len(rows) == size:
+            yield np.array(rows)
+            rows = []
+    if rows:
+        yield np.array(rows)
 
 
 def causal(T: int, tau: float = 0.0, *, strict: bool = False) -> np.ndarray:
@@ -255,10 +353,12 @@ def weightings(R, taus=(0.0,), *, strict: bool = False) -> dict[str, np.ndarray]
     return out
 
 
-def snr_table(processes: dict, taus=(0.0,)) -> tuple[list[str], list[list]]:
+def snr_table(processes: dict, taus=(0.0,), *, nonnegative: bool = False) -> tuple[list[str], list[list]]:
     """alpha/kappa of mean, causal(tau) for each tau, and optimal weights, for each named process.
 
-    Returns (headers, rows); each row is [name, lambda_max(R), alpha/kappa for each weighting...].
+    Returns (headers, rows); each row is [name, lambda_max(R), alpha/kappa for each weighting...], and, with
+    ``nonnegative=True``, a last column "best w ≥ 0": the value of :func:`optimal_nonnegative`, the best
+    alpha/kappa attention weights (non-negative) can reach.
     """
     headers = None
     rows = []
@@ -267,8 +367,9 @@ def snr_table(processes: dict, taus=(0.0,)) -> tuple[list[str], list[list]]:
             raise ValueError(f"processes must map names to SignProcess, got {proc!r} for {name!r}")
         ws = weightings(proc.R, taus)
         if headers is None:
-            headers = ["family", "λ_max(R)"] + list(ws)
-        rows.append([name, float(np.linalg.eigvalsh(proc.R)[-1])] + [snr(w, proc.R) for w in ws.values()])
+            headers = ["family", "λ_max(R)"] + list(ws) + (["best w ≥ 0"] if nonnegative else [])
+        row = [name, float(np.linalg.eigvalsh(proc.R)[-1])] + [snr(w, proc.R) for w in ws.values()]
+        rows.append(row + ([optimal_nonnegative(proc.R)[1]] if nonnegative else []))
     if headers is None:
         raise ValueError("processes must not be empty")
     return headers, rows

@@ -193,3 +193,108 @@ def test_deviation_mean_matches_monte_carlo(tau, strict, mu2):
 def test_attention_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def _random_correlation(T, rng, rank=None):
+    """A correlation matrix with mixed-sign entries: normalised Gram matrix of random Gaussian vectors."""
+    G = rng.standard_normal((T, rank or T))
+    C = G @ G.T
+    s = 1.0 / np.sqrt(np.diag(C))
+    return s[:, None] * C * s[None, :]
+
+
+def _projected_power(R, starts, iterations=400):
+    """Local search for max w^T R w / ||w||^2 over w >= 0: projected power iteration on R + I from many starts."""
+    W = np.abs(starts)
+    for _ in range(iterations):
+        W = np.clip(W @ (R + np.eye(len(R))), 0.0, None)
+        W /= np.linalg.norm(W, axis=1, keepdims=True)
+    return W
+
+
+@pytest.mark.parametrize("proc", [P.markov(12, 0.6), P.prefix(12, 4), P.blocks([3, 5, 4]), P.squared_exponential(10, 2.5)])
+def test_optimal_nonnegative_is_the_perron_vector_when_R_is_nonnegative(proc):
+    w, value = W.optimal_nonnegative(proc.R)
+    assert np.all(w >= 0) and w.sum() == pytest.approx(1.0)
+    assert value == pytest.approx(np.linalg.eigvalsh(proc.R)[-1], rel=1e-12)
+    np.testing.assert_allclose(w, W.optimal(proc.R), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_optimal_nonnegative_against_brute_force_on_the_simplex(seed):
+    """T = 4: a grid of step 1/60 on the simplex never beats the exact value and comes within the grid error."""
+    R = _random_correlation(4, np.random.default_rng(seed), rank=3)
+    assert R.min() < 0
+    w, value = W.optimal_nonnegative(R)
+    n = 60
+    grid = np.array([(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a)
+                     for c in range(n + 1 - a - b)], dtype=float) / n
+    grid_best = W.snr(grid, R).max()
+    assert grid_best <= value + 1e-12
+    assert value - grid_best < 5e-3  # the quotient is smooth: a grid of step h misses the maximum by O(h)
+    assert np.all(w >= 0) and w.sum() == pytest.approx(1.0) and value == pytest.approx(W.snr(w, R), rel=1e-14)
+
+
+@pytest.mark.parametrize("T,seed", [(6, 0), (8, 1), (10, 2)])
+def test_optimal_nonnegative_against_local_search_and_kkt(T, seed):
+    rng = np.random.default_rng(seed)
+    R = _random_correlation(T, rng, rank=T // 2)
+    w, value = W.optimal_nonnegative(R)
+    local = _projected_power(R, rng.random((400, T)))
+    found = W.snr(local, R)
+    assert found.max() <= value + 1e-10  # no feasible point beats the exact optimum
+    assert found.max() > value - 1e-8  # and a multistart local search reaches it
+    residual = R @ w - value * w  # KKT: R w <= lambda w, with equality on the support
+    assert residual.max() < 1e-12 and np.abs(residual[w > 0]).max() < 1e-12
+
+
+def test_optimal_nonnegative_gap_and_ties():
+    # balanced signs: w^T R w / ||w||^2 = (T - (sum w)^2 / ||w||^2) / (T - 1) <= 1 for w >= 0, attained by one
+    # position; the tie between the T positions goes to the first
+    w, value = W.optimal_nonnegative(P.balanced(6).R)
+    assert value == pytest.approx(1.0) and np.linalg.eigvalsh(P.balanced(6).R)[-1] == pytest.approx(6 / 5)
+    np.testing.assert_array_equal(w, np.eye(6)[0])
+    w, value = W.optimal_nonnegative(np.eye(5))  # R = I: every w is optimal; mean pooling, as optimal(I)
+    np.testing.assert_allclose(w, W.mean(5))
+    # alternating Markov chain: the best non-negative weights sit on every other position
+    R = P.markov(8, -0.6).R
+    w, value = W.optimal_nonnegative(R)
+    assert value < np.linalg.eigvalsh(R)[-1] - 1.0
+    assert np.all(w[1::2] == 0) and np.all(w[::2] > 0)
+
+
+def test_optimal_nonnegative_bad_input():
+    with pytest.raises(ValueError, match="R must be"):
+        W.optimal_nonnegative(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="max_T"):
+        W.optimal_nonnegative(P.markov(12, -0.5).R, max_T=10)
+    with pytest.raises(ValueError, match="max_T"):
+        W.optimal_nonnegative(np.eye(3), max_T=0)
+    with pytest.raises(ValueError, match="tol"):
+        W.optimal_nonnegative(np.eye(3), tol=-1.0)
+    w, value = W.optimal_nonnegative(P.markov(30, 0.5).R, max_T=10)  # R >= 0: no enumeration, any T
+    assert value == pytest.approx(np.linalg.eigvalsh(P.markov(30, 0.5).R)[-1])
+
+
+def test_snr_table_nonnegative_column():
+    headers, rows = W.snr_table({"alternating": P.markov(8, -0.6), "prefix": P.prefix(8, 2)}, nonnegative=True)
+    assert headers[-1] == "best w ≥ 0"
+    assert rows[0][-1] < rows[0][1] - 1.0 and rows[1][-1] == pytest.approx(rows[1][1])
+
+
+def test_deviation_scan_rate_and_limit():
+    """Small scan: slopes near -1/2 per replicate, mean weights at the limit, validated input."""
+    proc = P.markov(6, 0.5)
+    scan = attention.deviation_scan(proc, [100, 400, 1600], [1.0], n=40, replicates=4, seed=1)
+    assert scan.rms.shape == (3, 4, 1, 2) and scan.mean_weights.shape == (3, 1, 2, 6)
+    assert np.all(np.abs(scan.slopes(False) + 0.5) < 0.1) and np.all(np.abs(scan.slopes(True) + 0.5) < 0.1)
+    for m, strict in enumerate(scan.strict):
+        gap = np.abs(scan.mean_weights[:, 0, m] - W.causal(6, 1.0, strict=strict))
+        assert np.all(gap < 6 * scan.sem_weights[:, 0, m] + 1e-3)  # + O(1/d) bias
+    assert np.isnan(scan.slopes(False, max_scale=0.03)).all()  # tau/sqrt(d) <= 0.03: one d only
+    with pytest.raises(ValueError, match="strict"):
+        scan.slopes(strict=None)
+    with pytest.raises(ValueError, match="replicates"):
+        attention.deviation_scan(proc, [100], [1.0], n=4, replicates=0, seed=1)
+    with pytest.raises(ValueError, match="process"):
+        attention.deviation_scan(np.eye(6), [100], [1.0], n=4, replicates=1, seed=1)
