@@ -4,7 +4,11 @@ r"""Independent numerical routes to the spike formulas, used to check the closed
 * the population outlier as the root of :math:`G(\ell) = 1/\theta` (:func:`population_outlier_numeric`);
 * the Baik–Silverstein map :math:`\psi(\ell) = \ell\,(1 + \gamma\int t\,dH(t)/(\ell - t))` with its overlap
   factor :math:`\ell\psi'(\ell)/\psi(\ell)`, by quadrature over :math:`H = \kappa\,\mathrm{MP}_\delta`
-  (:func:`baik_silverstein`).
+  (:func:`baik_silverstein`);
+* the sample outlier and its overlap with the spike direction from the deterministic equivalent of the
+  resolvent of S, without the product of a population and a sampling stage (:func:`sample_spike_resolvent`),
+  and, below the sample threshold, the overlap level of the eigenvectors at the bulk edge
+  (:func:`edge_overlap_ratio`).
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from scipy.optimize import brentq
 from .. import _validate as _v
 from ._law import mp_edges
 
-__all__ = ["mp_stieltjes", "population_outlier_numeric", "baik_silverstein"]
+__all__ = ["mp_stieltjes", "population_outlier_numeric", "baik_silverstein", "sample_spike_resolvent",
+           "edge_overlap_ratio"]
 
 
 def mp_stieltjes(z, ratio, *, derivative: bool = False):
@@ -107,3 +112,106 @@ def baik_silverstein(ell, delta, gamma, kappa=1.0, *, step: float = 1e-5) -> tup
     value = psi(ell)
     slope = (psi(ell + h) - psi(ell - h)) / (2.0 * h)
     return float(value), float(ell * slope / value)
+
+
+# --- The sample spike from the resolvent of S, without the two-stage product ---------------------------------------
+
+def _companion(m, delta, gamma):
+    r"""``(b, b', z, z')`` at the companion Stieltjes transform ``m`` (unit scale), by quadrature over MP_delta.
+
+    :math:`b(m) = \int dH(t)/(1 + tm)`, :math:`z(m) = -1/m + \gamma\int t\,dH(t)/(1 + tm)` (the inverse of the
+    companion transform :math:`\tilde m(z)` of S) and their derivatives in ``m``; H = MP_delta.
+    """
+    b = _mp_integral(lambda t: 1.0 / (1.0 + t * m), delta, 1.0)
+    db = -_mp_integral(lambda t: t / (1.0 + t * m) ** 2, delta, 1.0)
+    z = -1.0 / m + gamma * _mp_integral(lambda t: t / (1.0 + t * m), delta, 1.0)
+    dz = 1.0 / m**2 - gamma * _mp_integral(lambda t: (t / (1.0 + t * m)) ** 2, delta, 1.0)
+    return b, db, z, dz
+
+
+def _companion_edge(delta, gamma):
+    """The companion transform at the upper bulk edge: the root of z'(m) in (-1/t_max, 0)."""
+    t_max = (1.0 + np.sqrt(delta)) ** 2
+    hi = -1e-3 / t_max  # z'(m) ~ 1/m^2 > 0 here
+    for k in range(1, 13):  # z'(m) -> -infinity as m -> -1/t_max: step towards it until z' < 0
+        lo = -(1.0 - 10.0**-k) / t_max
+        if _companion(lo, delta, gamma)[3] < 0:
+            break
+    else:  # pragma: no cover - the edge is always reached for gamma > 0
+        raise ValueError(f"could not bracket the bulk edge for delta={delta!r}, gamma={gamma!r}")
+    return brentq(lambda m: _companion(m, delta, gamma)[3], lo, hi, xtol=1e-15, rtol=1e-14)
+
+
+def sample_spike_resolvent(theta, delta, gamma, kappa=1.0) -> tuple[float, float]:
+    r"""Sample outlier and its squared overlap with :math:`\hat h`, from the resolvent of S as a whole.
+
+    A route that never passes through the population eigenvector: no population outlier, no population
+    overlap, no product of two stages. In units of :math:`\kappa` the population covariance is
+    :math:`\Sigma = W' + \theta\,\hat h\hat h^\top`, and the resolvent of :math:`S = \Sigma^{1/2}XX^\top
+    \Sigma^{1/2}/N` has the deterministic equivalent :math:`\bar Q(z) = -z^{-1}(I + \tilde m(z)\Sigma)^{-1}`,
+    where the companion transform :math:`\tilde m` solves :math:`z = -1/\tilde m + \gamma\int t\,dH(t)/(1 +
+    t\tilde m)` with :math:`H = \mathrm{MP}_\delta`. By Sherman-Morrison, with :math:`b(m) = \int dH(t)/(1 +
+    tm)` (the limit of :math:`\hat h^\top(I + mW')^{-1}\hat h`),
+
+    .. math:: \hat h^\top \bar Q(z)\,\hat h = -\frac{1}{z}\,\frac{b(\tilde m)}{1 + \theta\,\tilde m\, b(\tilde m)} .
+
+    The outlier is the pole, :math:`1 + \theta\,m\,b(m) = 0` on the branch above the bulk edge (where
+    :math:`z'(m) > 0`), and the squared overlap is its residue,
+
+    .. math:: |\langle \hat v_S, \hat h\rangle|^2 = \frac{-z'(m)}{\theta^2\, z(m)\, m\, D'(m)}, \qquad
+              D(m) = m\,b(m).
+
+    Every integral is computed by quadrature over :math:`\mathrm{MP}_\delta` and the pole by root finding.
+    Returns ``(eigenvalue, overlap)``: ``(nan, 0.0)`` when the pole lies at or below the bulk edge (no sample
+    outlier). An independent check of :func:`attnlib.theory.spike`.
+
+    Parameters
+    ----------
+    theta : float
+        Spike strength (>= 0), in units of kappa.
+    delta, gamma, kappa : float
+        Ratios d/V, d/N and the scale ||w||^2 (> 0).
+    """
+    theta = _v.nonnegative("theta", theta)
+    delta, gamma, kappa = (_v.positive("delta", delta), _v.positive("gamma", gamma), _v.positive("kappa", kappa))
+    m_edge = _companion_edge(delta, gamma)
+    pole = lambda m: 1.0 + theta * m * _companion(m, delta, gamma)[0]  # noqa: E731  increasing in m
+    if pole(m_edge) >= 0.0:
+        return float("nan"), 0.0
+    m = brentq(pole, m_edge, -1e-9, xtol=1e-15, rtol=1e-14)
+    b, db, z, dz = _companion(m, delta, gamma)
+    overlap = -dz / (theta**2 * z * m * (b + m * db))
+    return float(kappa * z), float(overlap)
+
+
+def edge_overlap_ratio(theta, delta, gamma) -> float:
+    r"""Below the sample threshold: how much more of :math:`\hat h` the eigenvectors at the bulk edge carry than a
+    random direction does.
+
+    The spectral measure of S at :math:`\hat h`, :math:`\nu = \sum_i \langle \hat v_i, \hat h\rangle^2
+    \delta_{\lambda_i}`, and the eigenvalue distribution both vanish like a square root at the upper edge E; the
+    ratio of their densities there is
+
+    .. math:: r(\theta) = \frac{1 - \theta\, b(m_e)^2 / b'(m_e)}{\big(1 + \theta\, m_e\, b(m_e)\big)^2},
+
+    with :math:`m_e` the companion transform at the edge (:math:`z'(m_e) = 0`) and ``b`` as in
+    :func:`sample_spike_resolvent`: along the cut :math:`\tilde m = m_e + i\eta`, both imaginary parts are
+    linear in :math:`\eta`, because :math:`z'(m_e) = 0`. So an eigenvector at the edge has squared overlap
+    about :math:`r(\theta)/d` with :math:`\hat h`: ``r = 1`` without a spike (a random direction), and ``r``
+    grows without bound as theta approaches the sample threshold, where the outlier is born.
+
+    Parameters
+    ----------
+    theta : float
+        Spike strength (>= 0), below the sample threshold.
+    delta, gamma : float
+        Ratios d/V and d/N (> 0).
+    """
+    theta = _v.nonnegative("theta", theta)
+    delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
+    m_e = _companion_edge(delta, gamma)
+    b, db, _, _ = _companion(m_e, delta, gamma)
+    denominator = 1.0 + theta * m_e * b
+    if denominator <= 0.0:
+        raise ValueError(f"theta must lie below the sample threshold, where the edge has no outlier; got {theta:.6g}")
+    return float((1.0 - theta * b * b / db) / denominator**2)
