@@ -153,19 +153,28 @@ class SpectralFit:
         return np.where(self.decision(X) >= 0, 1, -1).astype(np.int8)
 
 
-def spectral_fit(X, anchor_labels) -> SpectralFit:
+def spectral_fit(X, anchor_labels, anchors=None) -> SpectralFit:
     """Unsupervised classifier: top eigenvector u_hat of the centered S of all rows of ``X`` (labels unused).
 
-    The sign of an eigenvector is arbitrary; it is fixed by ``anchor_labels``, the labels of the *first* k rows
-    of X (k small): u_hat is flipped if sum_i y_i u_hat^T (x_i - x_bar) < 0. (Taking max(acc, 1 - acc) instead
-    would look at every test label and inflate accuracies near chance.) u_hat by Lanczos
-    (:func:`attnlib.linalg.top_eigenpairs`).
+    The sign of an eigenvector is arbitrary; it is fixed by k labelled sequences, the *anchors*: u_hat is
+    flipped if sum_i y_i u_hat^T (x_i - x_bar) < 0, with ``anchor_labels`` the labels y_i. ``anchors``: their
+    features (k, d), held out of S, whose projections are then out of sample like a test sequence's; default
+    None: the first k rows of X (in sample: their projections have second moment lambda, the top eigenvalue).
+    (Taking max(acc, 1 - acc) instead would look at every test label and inflate accuracies near chance.)
+    u_hat by Lanczos (:func:`attnlib.linalg.top_eigenpairs`).
     """
     X = _features("X", X)
-    y_a = _anchors(anchor_labels, X.shape[0])
     center = X.mean(axis=0)
+    if anchors is None:
+        y_a = _anchors(anchor_labels, X.shape[0])
+        held = X[: y_a.size]
+    else:
+        held = _features("anchors", anchors)
+        y_a = _signs("anchor_labels", anchor_labels, held.shape[0])
+        if held.shape[1] != X.shape[1]:
+            raise ValueError(f"anchors must have {X.shape[1]} columns like X, got shape {held.shape}")
     vals, vecs = top_eigenpairs(X - center, 1, centered=False)
-    return _signed(vecs[:, 0], center, float(vals[0]), X[: y_a.size] - center, y_a)
+    return _signed(vecs[:, 0], center, float(vals[0]), held - center, y_a)
 
 
 def _anchors(anchor_labels, n: int) -> np.ndarray:

@@ -1,5 +1,5 @@
-r"""The downstream task of Section 6: a sequence label, a ridge classifier on pooled vectors, the unsupervised
-spectral classifier, and what the spike theory predicts for them.
+r"""The downstream task of Section 6: a sequence label and what the spike theory predicts for a classifier of it
+(the classifiers are in :mod:`attnlib.classifiers`, the experiment runner in ``attnlib.experiment``).
 
 Task
     The label of sequence n is the sign ``xi[n, b]`` of one *label position* b. In the prefix model (the first L
@@ -14,14 +14,17 @@ Theory (conditional on the vocabulary, h = mu + Zs/V, W' the Wishart part, see t
     E[c | y] = a y h + (sum w) g with the *label signal* a = (R w)_b, and the class-conditional covariance
     (averaged over the two classes) is Sigma_n = kappa W' + (alpha - a^2) h h^T. Two predictions follow:
 
-    * :func:`label_snr`, :func:`fisher_accuracy`: the best linear rule knowing the vocabulary (Fisher, direction
-      Sigma_n^{-1} h), Gaussian approximation Phi(varsigma), varsigma^2 = a^2 M / (kappa + (alpha - a^2) M),
-      M = ||h||^2 / (1 - delta) (from h^T W'^{-1} h -> ||h||^2 / (1 - delta); needs delta < 1).
+    * :func:`label_snr`, :func:`fisher_accuracy`: the Fisher discriminant of the vocabulary (direction
+      Sigma_n^{-1} h), which is the best linear rule for Gaussian class-conditionals with these first two
+      moments (the true class-conditionals are discrete mixtures over the table); Gaussian approximation
+      Phi(varsigma), varsigma^2 = a^2 M / (kappa + (alpha - a^2) M), M = ||h||^2 / (1 - delta) (from
+      h^T W'^{-1} h -> ||h||^2 / (1 - delta); needs delta < 1).
     * :func:`spectral_accuracy`: classifying by the sign of the projection on the top eigenvector u_hat of S.
-      The projection has class mean +-a <u_hat, h> and variance u_hat^T Sigma_n u_hat =
-      u_hat^T Sigma u_hat - a^2 <u_hat, h>^2, with <u_hat, h>^2 = ||h||^2 x (sample overlap with h) and
-      u_hat^T Sigma u_hat = l^2 / lambda (l population outlier, lambda sample outlier; see
-      :func:`outlier_quadratic_form`). Gaussian approximation: Phi(a abs(<u_hat, h>) / sd).
+      A sequence outside the training set has projection with class mean +-a <u_hat, h> and variance
+      u_hat^T Sigma_n u_hat = u_hat^T Sigma u_hat - a^2 <u_hat, h>^2, with <u_hat, h>^2 = ||h||^2 x (sample
+      overlap with h) and u_hat^T Sigma u_hat = l^2 / lambda (l population outlier, lambda sample outlier; see
+      :func:`outlier_quadratic_form`). Gaussian approximation: Phi(a abs(<u_hat, h>) / sd). These are the
+      spike formulas of Theorems 3-4, which assume the bulk law (many tokens per pooled vector).
 """
 
 from __future__ import annotations
@@ -32,12 +35,9 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _validate as _v
-from .classifiers import DEFAULT_LAMBDAS, _Decomposition, _lambda_grid, _ridge, _signed, accuracy
-from .linalg import squared_cosine
-from .model import Vocabulary, draw_vocabulary, pool, population_covariance, sample_tokens
-from .montecarlo import streams as _streams
+from . import theory
+from .classifiers import DEFAULT_LAMBDAS
 from .positional import SignProcess
-from .progress import progress
 from .setting import Setting
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "run_experiment",
     "empirical_threshold",
 ]
-
 
 
 # --------------------------------------------------------------------------------------------------- labels
@@ -132,7 +131,11 @@ def outlier_quadratic_form(setting: Setting) -> float:
     = kappa (x + 1)(x + delta)/(x + gamma), x = theta - delta. ``nan`` below the sample threshold.
     """
     _v.setting(setting)
-    sp = setting.signal_h()
+    return _quadratic_form(setting.signal_h())
+
+
+def _quadratic_form(sp: theory.Spike) -> float:
+    """l^2 / lambda of a spike (nan below the sample threshold)."""
     return float(sp.population_eigenvalue**2 / sp.sample_eigenvalue)
 
 
@@ -156,23 +159,36 @@ class SpectralPrediction:
     accuracy: float
 
 
-def spectral_accuracy(setting: Setting, position: int | None = None, n_anchor: int | None = None) -> SpectralPrediction:
+def spectral_accuracy(setting: Setting, position: int | None = None, n_anchor: int | None = None,
+                      h_norm2: float | None = None) -> SpectralPrediction:
     """Predicted test accuracy of the sign of the projection on the top eigenvector of the centered S.
 
     N = setting.N unlabeled training sequences give u_hat; the classifier is sign(u_hat^T (c - c_bar)) with the
-    sign of u_hat fixed by ``n_anchor`` labelled training sequences (None: the sign is known). Gaussian
-    approximation of the projection: class means +-a abs(<u_hat, h>), variance u_hat^T Sigma u_hat - a^2 <u_hat, h>^2.
-    An anchor vote sum_i y_i p_i has mean k a abs(eta) and variance k sd^2, so the sign is wrong with probability
-    Phi(-sqrt(k) snr), and then the accuracy is 1 - Phi(snr).
+    sign of u_hat fixed by ``n_anchor`` labelled sequences held out of S (None: the sign is known). Gaussian
+    approximation of the projection of a sequence outside the training set: class means +-a abs(<u_hat, h>),
+    variance u_hat^T Sigma u_hat - a^2 <u_hat, h>^2 = l^2/lambda - a^2 <u_hat, h>^2. The anchors are such
+    sequences, so the vote sum_i y_i p_i has mean k a abs(eta) and variance k sd^2: the sign is wrong with
+    probability Phi(-sqrt(k) snr), and then the accuracy is 1 - Phi(snr). Anchors taken among the training rows
+    would not fit this formula: an in-sample projection has second moment lambda (the top eigenvalue itself),
+    not l^2/lambda, and a different mean; ``attnlib.experiment.run_experiment`` holds its anchors out.
+
+    ``h_norm2``: the squared norm ||h||^2 of the class centroid of one given vocabulary (default: its limit
+    ||mu||^2 + delta). The vocabulary enters the spike only through it: the strength becomes theta ||h||^2 /
+    (||mu||^2 + delta) = alpha ||h||^2 / kappa, and <u_hat, h>^2 = ||h||^2 x (sample overlap with h).
     """
     _v.setting(setting)
     b = _position(setting.process, position)
     a = abs(label_signal(setting.weights, setting.R, b))
-    sp = setting.signal_h()
+    h2_limit = setting.mu_norm2 + setting.delta
+    if h_norm2 is None:
+        h2, sp = h2_limit, setting.signal_h()
+    else:
+        h2 = _v.positive("h_norm2", h_norm2)
+        sp = theory.spike(setting.theta * h2 / h2_limit, setting.delta, setting.gamma, setting.kappa, direction="h")
     if not sp.sample_detectable:
         return SpectralPrediction(a, 0.0, float("nan"), float("nan"), 0.0, 0.5, 0.5, 0.5)
-    eta2 = float((setting.mu_norm2 + setting.delta) * sp.sample_overlap)
-    quad = outlier_quadratic_form(setting)
+    eta2 = float(h2 * sp.sample_overlap)
+    quad = _quadratic_form(sp)
     noise_var = quad - a * a * eta2
     snr = a * np.sqrt(eta2 / noise_var)
     signed = float(ndtr(snr))
@@ -201,7 +217,7 @@ def label_snr(setting: Setting, position: int | None = None) -> float:
 
 
 def fisher_accuracy(setting: Setting, position: int | None = None) -> float:
-    """Phi(varsigma): Gaussian-approximation accuracy of the best linear rule knowing the vocabulary.
+    """Phi(varsigma): Gaussian-approximation accuracy of the Fisher discriminant of the vocabulary.
 
     See :func:`label_snr` (needs delta < 1).
     """
@@ -232,146 +248,7 @@ def samples_threshold(setting: Setting) -> float:
     return float(setting.d / gamma_star)
 
 
-# ------------------------------------------------------------------------------------------------ experiment
-
-
-@dataclass(frozen=True, eq=False)
-class Experiment:
-    """Results of :func:`run_experiment`.
-
-    Arrays of shape (len(n_train), len(names), vocabularies): ``ridge``, ``spectral`` (test accuracies),
-    ``overlap_u``, ``overlap_h`` (cos^2 of u_hat with u and h), ``eta2`` (<u_hat, h>^2), ``quad``
-    (u_hat^T Sigma u_hat), ``spectral_plugin`` (the Gaussian approximation Phi(a eta / sd) at the measured
-    eta = <u_hat, h> (signed by the anchors) and quad),
-    ``lam_rel`` (chosen ridge lambda), ``sign_error`` (1 if the anchors picked the wrong sign of u_hat).
-    Shape (len(names), vocabularies): ``oracle`` (test accuracy of the Fisher rule Sigma_n^{-1} h of the vocabulary;
-    nan if delta >= 1).
-    """
-
-    names: tuple
-    weights: tuple
-    process: SignProcess
-    position: int
-    d: int
-    V: int
-    mu_norm2: float
-    n_train: np.ndarray
-    n_test: int
-    n_anchor: int
-    seed: int
-    ridge: np.ndarray
-    spectral: np.ndarray
-    overlap_u: np.ndarray
-    overlap_h: np.ndarray
-    eta2: np.ndarray
-    quad: np.ndarray
-    spectral_plugin: np.ndarray
-    lam_rel: np.ndarray
-    sign_error: np.ndarray
-    oracle: np.ndarray
-
-    @property
-    def vocabularies(self) -> int:
-        return self.ridge.shape[-1]
-
-    def mean(self, name: str) -> np.ndarray:
-        return getattr(self, name).mean(axis=-1)
-
-    def sem(self, name: str) -> np.ndarray:
-        """Standard error over vocabularies (each vocabulary with its own sequences)."""
-        values = getattr(self, name)
-        if values.shape[-1] < 2:
-            raise ValueError(f"the standard error needs at least 2 vocabularies, got {values.shape[-1]}")
-        return values.std(axis=-1, ddof=1) / np.sqrt(values.shape[-1])
-
-    def paired_difference(self, name: str, better: int, worse: int) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and standard error over vocabularies of ``name`` for weighting ``better`` minus ``worse``."""
-        values = getattr(self, name)
-        diff = values[..., better, :] - values[..., worse, :]
-        return diff.mean(axis=-1), diff.std(axis=-1, ddof=1) / np.sqrt(diff.shape[-1])
-
-    def setting(self, i_weight: int, n_train: int) -> Setting:
-        """The :class:`~attnlib.setting.Setting` (N = n_train) of weighting ``i_weight``, for the theory."""
-        return Setting(d=self.d, V=self.V, N=int(n_train), mu_norm2=self.mu_norm2, process=self.process,
-                       weights=self.weights[i_weight], label=self.names[i_weight])
-
-
-def _one_vocabulary(rng, process, weights, position, d, V, mu_norm2, n_train, n_test, n_anchor, lam_rel):
-    """All measurements for one vocabulary: shared sequences for every weighting (paired comparison)."""
-    voc: Vocabulary = draw_vocabulary(d, V, mu_norm2, rng)
-    n_max = int(max(n_train))
-    xi = process.sample(n_max + n_test, rng)
-    tokens = sample_tokens(xi, V, rng)
-    y = xi[:, position].astype(np.int8)
-    y_train, y_test = y[:n_max], y[n_max:]
-    parts = population_covariance(voc, weights[0], process.R, parts=True)
-    W_prime, h = parts["W_prime"], parts["h"]
-    out = np.full((9, len(n_train), len(weights)), np.nan)
-    oracle = np.full(len(weights), np.nan)
-    for j, w in enumerate(weights):
-        C = pool(voc, tokens, w)
-        C_train, C_test = C[:n_max], C[n_max:]
-        alpha, kappa = float(w @ process.R @ w), float(w @ w)
-        a = float(process.R[position] @ w)
-        if d < V - 2:  # W' invertible: Fisher rule of this vocabulary, direction Sigma_n^{-1} h
-            beta = np.linalg.solve(kappa * W_prime + (alpha - a * a) * np.outer(h, h), h)
-            oracle[j] = accuracy(y_test, np.sign(a) * ((C_test - C_train.mean(axis=0)) @ beta))
-        for i, n in enumerate(n_train):
-            yn = y_train[:n].astype(float)
-            dec = _Decomposition.of(C_train[:n])  # one eigendecomposition serves ridge and the spectral classifier
-            fit = _ridge(dec, yn, lam_rel)
-            top_value, top_vector = dec.top_direction()
-            spec = _signed(top_vector, dec.x_mean, top_value, dec.Xc[:n_anchor], yn[:n_anchor])
-            u = spec.direction
-            eta = float(u @ h)
-            quad = kappa * float(u @ W_prime @ u) + alpha * eta * eta
-            # the Gaussian approximation at the measured <u, h> and u^T Sigma u, with the sign the anchors chose
-            plugin = float(ndtr(a * eta / np.sqrt(quad - a * a * eta * eta)))
-            out[:, i, j] = (accuracy(y_test, fit.decision(C_test)), accuracy(y_test, spec.decision(C_test)),
-                            squared_cosine(u, voc.u), squared_cosine(u, h), eta * eta, quad, plugin, fit.lam_rel,
-                            float(a * eta < 0))
-    return out, oracle
-
-
-def run_experiment(process: SignProcess, weights: dict, *, d: int, V: int, mu_norm2: float, n_train, n_test: int,
-                   vocabularies: int, seed: int, n_anchor: int = 20, position: int | None = None,
-                   lam_rel=DEFAULT_LAMBDAS, desc: str | None = None) -> Experiment:
-    """Ridge and spectral classifiers for several weightings, training sizes and vocabularies.
-
-    For each vocabulary v (random stream ``SeedSequence(seed).spawn(vocabularies)[v]``): draw the table, then
-    max(n_train) training and ``n_test`` test sequences, shared by all weightings (a paired comparison); the
-    training set of size n is the first n sequences. Labels are the signs at the label position. Reusing ``seed``
-    with another ``mu_norm2`` reuses the same noise Z and sequences (the table is Z + s mu^T).
-    """
-    if not isinstance(process, SignProcess):
-        raise ValueError(f"process must be an attnlib.positional.SignProcess, got {process!r}")
-    if not isinstance(weights, dict) or not weights:
-        raise ValueError(f"weights must be a non-empty dict name -> weight vector, got {weights!r}")
-    names = tuple(weights)
-    ws = tuple(_v.weights_vector(f"weights[{name!r}]", w, process.T) for name, w in weights.items())
-    b = _position(process, position)
-    d = _v.positive_int("d", d)
-    V = _v.positive_int("V", V, even=True, minimum=2)
-    mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
-    sizes = tuple(_v.positive_int("n_train", n, minimum=3) for n in np.atleast_1d(np.asarray(n_train)).tolist())
-    n_test = _v.positive_int("n_test", n_test)
-    vocabularies = _v.positive_int("vocabularies", vocabularies)
-    seed = _v.positive_int("seed", seed, minimum=0)
-    n_anchor = _v.positive_int("n_anchor", n_anchor)
-    if n_anchor > min(sizes):
-        raise ValueError(f"n_anchor must be at most the smallest training size {min(sizes)}, got {n_anchor}")
-    lam_rel = _lambda_grid(lam_rel)
-    streams = _streams(seed, vocabularies)
-    res = np.empty((9, len(sizes), len(ws), vocabularies))
-    oracle = np.empty((len(ws), vocabularies))
-    for v in progress(range(vocabularies), total=vocabularies, desc=desc):
-        out, orc = _one_vocabulary(np.random.default_rng(streams[v]), process, ws, b, d, V, mu_norm2, sizes,
-                                   n_test, n_anchor, lam_rel)
-        res[..., v], oracle[:, v] = out, orc
-    return Experiment(names=names, weights=ws, process=process, position=b, d=d, V=V, mu_norm2=mu_norm2,
-                      n_train=np.array(sizes), n_test=n_test, n_anchor=n_anchor, seed=seed, ridge=res[0],
-                      spectral=res[1], overlap_u=res[2], overlap_h=res[3], eta2=res[4], quad=res[5],
-                      spectral_plugin=res[6], lam_rel=res[7], sign_error=res[8], oracle=oracle)
+# ------------------------------------------------------------------------------------------------ thresholds
 
 
 def empirical_threshold(x, top, edge, spread) -> float:
@@ -396,3 +273,7 @@ def empirical_threshold(x, top, edge, spread) -> float:
     k = int(below[-1]) + 1  # the margin stays positive from grid point k on
     m0, m1 = margin[k - 1], margin[k]
     return float(x[k - 1] + (x[k] - x[k - 1]) * (-m0) / (m1 - m0))
+
+
+# re-exported for backwards compatibility (the runner needs this module's label helpers, so it imports them lazily)
+from .experiment import Experiment, run_experiment  # noqa: E402

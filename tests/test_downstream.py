@@ -1,10 +1,17 @@
 """Downstream task: labels, the closed-form ridge (against lstsq and brute-force leave-one-out), the spectral
 classifier, and the theory predictions (against exact identities and small Monte-Carlo runs)."""
 
+from dataclasses import astuple
+
 import numpy as np
 import pytest
+from scipy.special import ndtr
 
-from attnlib import Setting, classifiers as cl, downstream as ds, linalg, model, positional as P, theory, weights as W
+from attnlib import Setting, linalg, model, theory
+from attnlib import classifiers as cl
+from attnlib import downstream as ds
+from attnlib import positional as P
+from attnlib import weights as W
 
 PREFIX = P.prefix(8, 3)
 
@@ -195,6 +202,52 @@ def test_spectral_accuracy_limits():
         ds.spectral_accuracy(above, n_anchor=0)
 
 
+def test_anchor_vote_uses_the_out_of_sample_variance():
+    """The anchors are held out: the vote's per-anchor SNR is a|eta| / sqrt(l^2/lambda - a^2 eta^2)."""
+    s = _setting(weights="causal")
+    p = ds.spectral_accuracy(s, n_anchor=7)
+    sp = s.signal_h()
+    out_of_sample = sp.population_eigenvalue**2 / sp.sample_eigenvalue
+    snr = p.a * np.sqrt(p.eta2) / np.sqrt(out_of_sample - p.a**2 * p.eta2)
+    assert p.quad == pytest.approx(out_of_sample) and p.snr == pytest.approx(snr)
+    assert p.sign_error == pytest.approx(float(ndtr(-np.sqrt(7) * snr)))
+    # the in-sample second moment (the top eigenvalue) would be larger by ((x + gamma)/x)^2
+    x = s.theta - s.delta
+    assert sp.sample_eigenvalue / out_of_sample == pytest.approx(((x + s.gamma) / x) ** 2)
+
+
+def test_spectral_accuracy_given_a_vocabulary_norm():
+    """h_norm2 = ||mu||^2 + delta is the default; another value acts as the setting with that ||h||^2."""
+    s = _setting(weights="causal")
+    base = ds.spectral_accuracy(s, n_anchor=5)
+    assert ds.spectral_accuracy(s, n_anchor=5, h_norm2=s.mu_norm2 + s.delta) == base
+    shifted = ds.spectral_accuracy(s, n_anchor=5, h_norm2=1.1)
+    same = ds.spectral_accuracy(s.replace(mu_norm2=1.1 - s.delta), n_anchor=5)
+    np.testing.assert_allclose(astuple(shifted), astuple(same), rtol=1e-12)
+    assert ds.spectral_accuracy(_setting(weights="mean", mu_norm2=0.0), h_norm2=0.48).accuracy == 0.5
+    with pytest.raises(ValueError, match="h_norm2"):
+        ds.spectral_accuracy(s, h_norm2=-1.0)
+
+
+def test_in_sample_and_held_out_projections_against_monte_carlo():
+    """In sample, mean p^2 over the training rows is exactly the top eigenvalue lambda; held out, it is
+    u^T Sigma u ~ l^2 / lambda (d = 300, 4 draws: the ratio fluctuates by ~2 % per draw)."""
+    s = _setting(d=300, V=600, N=900, weights="optimal")
+    rng = np.random.default_rng(12)
+    ratios = []
+    for _ in range(4):
+        voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+        C, _ = model.draw_pooled(voc, s.process, s.weights, s.N, rng)
+        Cc = C - C.mean(axis=0)
+        vals, vecs = linalg.top_eigenpairs(C, 1)
+        u = vecs[:, 0]
+        assert np.mean((Cc @ u) ** 2) == pytest.approx(vals[0], rel=1e-5)  # float32 Lanczos
+        Sigma = model.population_covariance(voc, s.weights, s.R)
+        ratios.append(vals[0] / (u @ Sigma @ u))
+    x = s.theta - s.delta
+    assert np.mean(ratios) == pytest.approx(((x + s.gamma) / x) ** 2, rel=0.04)
+
+
 def test_fisher_accuracy_against_oracle_monte_carlo():
     """The Fisher rule of one vocabulary (d = 200, V = 800) on 20000 test sequences (sd of accuracy ~0.003)."""
     s = _setting(d=200, V=800, weights="mean", mu_norm2=0.3)
@@ -261,8 +314,13 @@ def test_run_experiment_shapes_determinism_and_validation():
     diff, se = ex.paired_difference("ridge", 1, 0)
     assert diff.shape == (2,) and np.all(se >= 0)
     assert ex.setting(1, 60).N == 60 and ex.setting(1, 60).label == "optimal"
+    for name in ("top", "vote_in", "vote_out"):
+        assert getattr(ex, name).shape == (2, 2, 2)
+    assert ex.h_norm2.shape == (2,) and np.all(ex.h_norm2 > 0)
+    assert np.all(ex.top > 0) and np.all(ex.vote_in > 0) and np.all(ex.vote_out > 0)
+    assert ds.run_experiment(proc, ws, **{**kw, "n_anchor": 40}).n_anchor == 40  # held out: any number
     with pytest.raises(ValueError, match="n_anchor"):
-        ds.run_experiment(proc, ws, **{**kw, "n_anchor": 40})
+        ds.run_experiment(proc, ws, **{**kw, "n_anchor": 0})
     with pytest.raises(ValueError, match="weights"):
         ds.run_experiment(proc, {}, **kw)
     with pytest.raises(ValueError, match="block"):
@@ -281,3 +339,18 @@ def test_runner_decomposition_matches_public_fits(n, d):
     lanczos = cl.spectral_fit(X, y[:5])
     assert value == pytest.approx(lanczos.eigenvalue, rel=1e-9)
     np.testing.assert_allclose(spec.direction, lanczos.direction, atol=1e-7)
+
+
+def test_spectral_fit_with_held_out_anchors():
+    rng = np.random.default_rng(13)
+    y = rng.choice([-1, 1], 300)
+    X = rng.standard_normal((300, 6)) * 0.2 + 2 * y[:, None] * np.eye(6)[2]
+    held, y_held = X[250:], y[250:]
+    pos, neg = cl.spectral_fit(X[:250], y_held[:4], anchors=held[:4]), cl.spectral_fit(X[:250], -y_held[:4],
+                                                                                        anchors=held[:4])
+    np.testing.assert_allclose(pos.direction, -neg.direction)
+    assert cl.accuracy(y_held, pos.decision(held)) == 1.0
+    with pytest.raises(ValueError, match="anchor_labels"):
+        cl.spectral_fit(X[:250], y_held[:3], anchors=held[:4])
+    with pytest.raises(ValueError, match="columns"):
+        cl.spectral_fit(X[:250], y_held[:4], anchors=held[:4, :5])
