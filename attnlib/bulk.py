@@ -6,9 +6,13 @@ r"""Comparing simulated spectra with the bulk law :math:`\kappa(\mathrm{MP}_\del
   zeros are counted by the one rule of :mod:`attnlib.linalg` (:data:`~attnlib.linalg.ZERO_TOL`).
 * Distances between a spectrum and a law: :func:`histogram_l1` (binned, bin masses integrated exactly from the
   CDF, atom and out-of-support mass included) and :func:`ks_distance` (Kolmogorov-Smirnov, atom included);
-  :func:`zero_fraction`, :func:`extreme_eigenvalues` (:func:`attnlib.plotting.overlay` draws a histogram
-  against a law).
-* Moments: :func:`spectrum_moments` (empirical), :func:`mp_moments` (Narayana polynomials).
+  between two spectra: :func:`spectrum_l1`, :func:`ks_between`; :func:`distance_floor` compares the distance
+  to a law with the distance between independent draws (by Jensen's inequality the first is the smaller on
+  average when the law is the draws' mean); :func:`zero_fraction`, :func:`extreme_eigenvalues`,
+  :func:`lower_edge_scale` and :func:`standardize_extremes` (Tracy-Widom units at both edges);
+  :func:`finite_size_parameters` / :func:`finite_size_law` (the law matched to a finite centred S).
+* Moments: :func:`spectrum_moments` (empirical), :func:`mp_moments` (Narayana polynomials),
+  :func:`free_cumulants` (non-crossing moment-cumulant relations up to order 4).
 * Finite T: the bulk of S depends on the tokens only through the spectrum of the token-mixing matrix
   (:func:`token_mixing_spectrum`, :func:`token_mixing_moments`), which is Marchenko-Pastur only as the number
   T of tokens per sequence grows. :func:`m4_shift` is the limiting excess of the 4th moment of S/kappa, and
@@ -25,29 +29,17 @@ import numpy as np
 
 from . import _validate as _v
 from . import positional, theory
+from .density import SpectralDensity
 from .linalg import ZERO_TOL, zero_mask
 from .model import sample_tokens, token_matrix
 from .montecarlo import sweep
 from .setting import Setting, sizes_for
 
-__all__ = [
-    "Law",
-    "bulk_law",
-    "mp_law",
-    "bulk_cdf",
-    "mp_cdf",
-    "histogram_l1",
-    "ks_distance",
-    "zero_fraction",
-    "extreme_eigenvalues",
-    "spectrum_moments",
-    "mp_moments",
-    "m4_shift",
-    "token_mixing_spectrum",
-    "token_mixing_moments",
-    "TDeparture",
-    "t_departure",
-]
+__all__ = ["Law", "bulk_law", "mp_law", "bulk_cdf", "mp_cdf", "finite_size_parameters", "finite_size_law",
+           "histogram_l1", "ks_distance", "spectrum_l1", "ks_between", "Floor", "distance_floor", "zero_fraction",
+           "extreme_eigenvalues", "lower_edge_scale", "standardize_extremes", "spectrum_moments", "mp_moments",
+           "free_cumulants", "m4_shift", "token_mixing_spectrum", "token_mixing_moments", "TDeparture",
+           "t_departure"]
 
 _GRID = 2**14 + 1
 
@@ -137,6 +129,23 @@ def mp_cdf(x, ratio, scale=1.0):
     return mp_law(ratio, scale).cdf(x)
 
 
+def finite_size_parameters(setting) -> tuple[float, float, float]:
+    """``(d/(V-1), d/(N-1), kappa (V-1)(N-1)/(VN))``: the bulk law's parameters matched to a finite centred S.
+
+    Centring leaves N - 1 degrees of freedom on the sample side; on the vocabulary side, with independent signs
+    and mu = 0, the covariance of a pooled vector given the vocabulary is (kappa/V) Z (I - 11^T/V) Z^T, a Wishart
+    matrix with V - 1 degrees of freedom, so that E tr S / d = kappa (V-1)(N-1)/(VN) exactly. The limits are
+    (delta, gamma, kappa); the edges move by O(1/d), which is O(d^(-1/3)) on the Tracy-Widom scale.
+    """
+    s = _v.setting(setting)
+    return s.d / (s.V - 1), s.d / (s.N - 1), s.kappa * (s.V - 1) * (s.N - 1) / (s.V * s.N)
+
+
+def finite_size_law(setting) -> Law:
+    """:func:`bulk_law` at :func:`finite_size_parameters` of ``setting``."""
+    return bulk_law(*finite_size_parameters(setting))
+
+
 def _spectrum(eigenvalues) -> np.ndarray:
     """All eigenvalues as one flat array (several draws are pooled); checked finite and non-empty."""
     ev = np.asarray(eigenvalues, dtype=float).ravel()
@@ -153,23 +162,42 @@ def _check_law(law) -> Law:
     return law
 
 
+def _masses(eigenvalues, law: Law, bins: int) -> np.ndarray:
+    """Empirical masses on the law's ``bins`` equal bins, then below the lower edge, above the upper, at 0."""
+    if isinstance(eigenvalues, SpectralDensity):
+        zero = eigenvalues.zero_fraction()
+        F = eigenvalues.cdf(np.linspace(law.lower, law.upper, bins + 1), zeros=False)
+        return np.concatenate((np.diff(F), [F[0], 1.0 - zero - F[-1], zero]))
+    ev = _spectrum(eigenvalues)
+    zero = zero_mask(ev)
+    nz = ev[~zero]
+    edges = np.linspace(law.lower, law.upper, bins + 1)
+    counts, _ = np.histogram(nz[(nz >= law.lower) & (nz <= law.upper)], bins=edges)
+    tails = [np.count_nonzero(nz < law.lower), np.count_nonzero(nz > law.upper)]
+    return np.concatenate((counts / ev.size, np.array(tails) / ev.size, [zero.mean()]))
+
+
 def histogram_l1(eigenvalues, law: Law, bins: int = 50) -> float:
     """L1 distance between the empirical spectrum and ``law`` on ``bins`` equal bins of the law's support.
 
     Sum over the bins of ``|empirical mass - law mass|`` (law mass integrated exactly from the CDF, not the density
     at the bin centre), plus the empirical mass below the lower edge and above the upper edge (where the law has
     none), plus ``|empirical zero fraction - atom|``. Between 0 and 2; draws given as rows are pooled.
+
+    ``eigenvalues`` may also be a ``attnlib.density.SpectralDensity`` (an estimate without the
+    eigenvalues): its bin masses, out-of-support mass and zero fraction enter the same sum.
     """
-    ev = _spectrum(eigenvalues)
     law = _check_law(law)
     bins = _v.positive_int("bins", bins)
-    zero = zero_mask(ev)
-    nz = ev[~zero]
-    edges = np.linspace(law.lower, law.upper, bins + 1)
-    counts, _ = np.histogram(nz[(nz >= law.lower) & (nz <= law.upper)], bins=edges)
-    outside = np.count_nonzero(nz < law.lower) + np.count_nonzero(nz > law.upper)
-    n = ev.size
-    return float(np.abs(counts / n - law.bin_masses(edges)).sum() + outside / n + abs(zero.mean() - law.atom))
+    target = np.concatenate((law.bin_masses(np.linspace(law.lower, law.upper, bins + 1)), [0.0, 0.0, law.atom]))
+    return float(np.abs(_masses(eigenvalues, law, bins) - target).sum())
+
+
+def spectrum_l1(a, b, law: Law, bins: int = 50) -> float:
+    """L1 distance between two empirical spectra, on the same bins as :func:`histogram_l1` (``law`` fixes them)."""
+    law = _check_law(law)
+    bins = _v.positive_int("bins", bins)
+    return float(np.abs(_masses(a, law, bins) - _masses(b, law, bins)).sum())
 
 
 def ks_distance(eigenvalues, law: Law) -> float:
@@ -189,6 +217,57 @@ def ks_distance(eigenvalues, law: Law) -> float:
     return float(max(np.max(np.abs(right - F_right)), np.max(np.abs(left - F_left))))
 
 
+def ks_between(a, b) -> float:
+    """Two-sample Kolmogorov-Smirnov distance ``sup_x |F_a(x) - F_b(x)|`` (eigenvalues counted as zero set to 0)."""
+    a, b = (np.sort(np.where(zero_mask(x), 0.0, x)) for x in (_spectrum(a), _spectrum(b)))
+    x = np.concatenate((a, b))
+    return float(np.max(np.abs(np.searchsorted(a, x, side="right") / a.size
+                                - np.searchsorted(b, x, side="right") / b.size)))
+
+
+@dataclass(frozen=True, eq=False)
+class Floor:
+    """Distances of single draws to a law (``to_law``, one per draw) and between pairs of draws (``pairs``)."""
+
+    metric: str
+    to_law: np.ndarray
+    pairs: np.ndarray
+
+    @property
+    def ratio(self) -> float:
+        """Mean distance to the law over mean distance between draws (at most 1 on average if the law is right)."""
+        return float(self.to_law.mean() / self.pairs.mean())
+
+    @property
+    def gap_se(self) -> float:
+        """(mean pair distance - mean distance to the law) in standard errors of the latter."""
+        return float((self.pairs.mean() - self.to_law.mean()) / (self.to_law.std(ddof=1) / np.sqrt(self.to_law.size)))
+
+
+def distance_floor(spectra, law: Law, metric: str = "l1", bins: int = 50, max_pairs_draws: int = 12) -> Floor:
+    r"""Per-draw distance of ``spectra`` (rows = independent draws) to ``law``, and the same distance between draws.
+
+    For a norm, Jensen's inequality gives :math:`\mathbb E\|X - \mathbb E Y\| \le \mathbb E\|X - Y\|` for
+    independent draws X, Y; both L1 on bins (``metric="l1"``) and KS (``"ks"``) are norms of differences. So if
+    ``law`` is the mean spectrum, the mean distance to it is below the mean distance between two draws (by about
+    a factor 1/sqrt(2) when noise dominates); a law off by more than the draw-to-draw noise breaks the inequality.
+    Pairs are formed among the first ``max_pairs_draws`` draws.
+    """
+    law = _check_law(law)
+    metric = _v.choice("metric", metric, ("l1", "ks"))
+    ev = np.atleast_2d(np.asarray(spectra, dtype=float))
+    if ev.shape[0] < 2:
+        raise ValueError(f"spectra must hold at least 2 draws (rows), got {ev.shape[0]}")
+    m = min(ev.shape[0], _v.positive_int("max_pairs_draws", max_pairs_draws, minimum=2))
+    if metric == "l1":
+        to_law = [histogram_l1(e, law, bins) for e in ev]
+        pairs = [spectrum_l1(ev[i], ev[j], law, bins) for i in range(m) for j in range(i + 1, m)]
+    else:
+        to_law = [ks_distance(e, law) for e in ev]
+        pairs = [ks_between(ev[i], ev[j]) for i in range(m) for j in range(i + 1, m)]
+    return Floor(metric=metric, to_law=np.array(to_law), pairs=np.array(pairs))
+
+
 def zero_fraction(eigenvalues) -> float:
     """Fraction of eigenvalues that are zero (at most ``ZERO_TOL`` times the largest); draws pooled."""
     return float(zero_mask(_spectrum(eigenvalues)).mean())
@@ -204,6 +283,38 @@ def extreme_eigenvalues(eigenvalues) -> tuple[np.ndarray, np.ndarray]:
         small.append(nz.min() if nz.size else 0.0)
         large.append(row.max())
     return np.array(small), np.array(large)
+
+
+def lower_edge_scale(delta, gamma, kappa, d) -> float:
+    r"""Tracy-Widom scale :math:`(c_- d)^{-2/3}` of the smallest non-zero eigenvalue at a soft lower edge.
+
+    At the lower critical point :math:`x_-` (the most negative root of :math:`x^3 - \sigma_2 x - 2\sigma_3`),
+    :math:`z` has a local maximum, :math:`z''(x_-) = 2\kappa(\sigma_2 x_- + 3\sigma_3)/x_-^4 < 0`, and the
+    derivation of ``attnlib.fluctuations.edge_constant`` gives a density
+    :math:`(c_-/\pi)\sqrt{\lambda - E_-}` above :math:`E_-` with
+    :math:`c_- = 1/(E_-\sqrt{\kappa\,|\sigma_2 x_- + 3\sigma_3|})`. nan when the lower edge is hard (at 0).
+    """
+    delta, gamma, kappa = _v.positive("delta", delta), _v.positive("gamma", gamma), _v.positive("kappa", kappa)
+    d = _v.positive_int("d", d)
+    x_low = theory.critical_x(delta, gamma)[2]
+    lower = float(theory.outlier_map(x_low, delta, gamma, kappa))
+    if lower <= 0:
+        return float("nan")
+    s2, s3 = delta + gamma + delta * gamma, delta * gamma
+    return float((d / (lower * np.sqrt(kappa * abs(s2 * x_low + 3 * s3)))) ** (-2.0 / 3.0))
+
+
+def standardize_extremes(lowest, highest, delta, gamma, kappa, d) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest non-zero and largest eigenvalues in Tracy-Widom units, each approximately TW_1 distributed.
+
+    ``((E_- - lowest) / lower_edge_scale, (highest - E_+) / fluctuations.edge_scale)`` with the edges
+    ``theory.bulk_edges(delta, gamma, kappa)``; the first is nan at a hard lower edge.
+    """
+    from . import fluctuations  # deferred: only this function needs it
+
+    lower = theory.bulk_edges(delta, gamma, kappa)[0]
+    low = (lower - np.asarray(lowest, dtype=float)) / lower_edge_scale(delta, gamma, kappa, d)
+    return low, np.asarray(fluctuations.standardize(highest, delta, gamma, kappa, d), dtype=float)
 
 
 def spectrum_moments(eigenvalues, k: int = 4, scale=1.0) -> np.ndarray:
@@ -225,6 +336,22 @@ def mp_moments(k: int, ratio) -> np.ndarray:
     ratio = _v.positive("ratio", ratio)
     return np.array([sum(comb(n, j) * comb(n, j - 1) // n * ratio ** (j - 1) for j in range(1, n + 1))
                      for n in range(1, k + 1)], dtype=float)
+
+
+def free_cumulants(moments) -> np.ndarray:
+    """Free cumulants k_1..k_4 from moments m_1..m_4 (last axis; non-crossing partitions).
+
+    k_2 = m_2 - m_1^2, k_3 = m_3 - 3 m_1 m_2 + 2 m_1^3, k_4 = m_4 - 4 m_1 m_3 - 2 m_2^2 + 10 m_1^2 m_2 - 5 m_1^4.
+    A change of m_4 alone moves k_4 by the same amount, while a fluctuation of the overall scale by 1 + eps moves
+    m_4 by 4 eps m_4 but k_4 only by 4 eps k_4, several times less for the bulk law: k_4 is the quieter statistic
+    for the finite-T excess of the 4th moment.
+    """
+    m = np.asarray(moments, dtype=float)
+    if m.shape[-1] != 4 or not np.all(np.isfinite(m)):
+        raise ValueError(f"moments must be finite with m_1..m_4 on the last axis, got shape {m.shape}")
+    m1, m2, m3, m4 = np.moveaxis(m, -1, 0)
+    return np.stack([m1, m2 - m1**2, m3 - 3 * m1 * m2 + 2 * m1**3,
+                     m4 - 4 * m1 * m3 - 2 * m2**2 + 10 * m1**2 * m2 - 5 * m1**4], axis=-1)
 
 
 def _w_ratio(w) -> float:
@@ -300,17 +427,21 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
 
 @dataclass(frozen=True, eq=False)
 class TDeparture:
-    """Simulated 4th moment and extreme eigenvalues of S/kappa against the bulk law, one entry per T.
+    """S at several numbers of tokens T per sequence (mean pooling, independent signs, mu = 0: no outlier).
 
-    ``m4`` / ``m4_se``: mean over draws of the 4th moment of S/kappa and its standard error. ``m4_law``: the
-    bulk law's 4th moment; ``m4_predicted``: ``m4_law`` plus :func:`m4_shift`. ``lowest`` / ``highest``: mean
-    over draws of the smallest non-zero and the largest eigenvalue of S/kappa (``*_se`` standard errors), to be
-    compared with ``edges``. ``spectra``: dict T -> eigenvalues of S/kappa, shape (draws, d).
+    Units: kappa' and the law ``law`` (unit scale) at :func:`finite_size_parameters`. ``spectra``: dict T ->
+    eigenvalues of S/kappa', shape (draws, d). ``moments``: (len(T), draws, 4), moments of S/kappa'.
+    ``m4`` / ``m4_se``: mean and standard error of the 4th; ``m4_law``: the law's; ``m4_predicted``: plus
+    :func:`m4_shift` (the limiting excess, which is also that of the free cumulant k_4). ``lowest`` /
+    ``highest`` (``*_se``): mean smallest non-zero and largest eigenvalue. ``ks``: one :class:`Floor` (KS) per
+    T. ``delta``, ``gamma``, ``edges``: the realised ratios d/V, d/N and the bulk edges there.
     """
 
     delta: float
     gamma: float
     T: np.ndarray
+    law: Law
+    moments: np.ndarray
     m4: np.ndarray
     m4_se: np.ndarray
     m4_law: float
@@ -319,15 +450,16 @@ class TDeparture:
     lowest_se: np.ndarray
     highest: np.ndarray
     highest_se: np.ndarray
+    ks: tuple
     edges: tuple
     spectra: dict = field(repr=False)
 
 
 def t_departure(delta, gamma, d: int, Ts, seed: int, draws: int) -> TDeparture:
-    """Simulate S (mean pooling, independent signs, mu = 0, so no outlier) for each number of tokens T in ``Ts``.
+    """Simulate S for each number of tokens T in ``Ts`` (see :class:`TDeparture`).
 
-    Sizes V = d/delta, N = d/gamma (rounded; V made even); the law is evaluated at the realised ratios d/V,
-    d/N, which are the ``delta`` and ``gamma`` stored in the result. Every T uses the same seed.
+    Sizes V = d/delta, N = d/gamma (rounded; V made even). Every T uses the same seed, so trial j of every T
+    has the same vocabulary: differences between two T are paired, and the vocabulary's fluctuations cancel.
     """
     delta = _v.positive("delta", delta)
     gamma = _v.positive("gamma", gamma)
@@ -335,20 +467,25 @@ def t_departure(delta, gamma, d: int, Ts, seed: int, draws: int) -> TDeparture:
     draws = _v.positive_int("draws", draws, minimum=2)
     Ts = [_v.positive_int("Ts[i]", t) for t in np.atleast_1d(Ts).tolist()]
     V, N = sizes_for(d, delta, gamma)
-    rows, all_spectra = [], {}
+    spectra, moments, extremes, floors = {}, [], [], []
     for T in Ts:
         s = Setting(d=d, V=V, N=N, mu_norm2=0.0, process=positional.independent(T), weights="mean")
-        ev = all_spectra[T] = sweep([s], seed, draws, k=1, spectrum="exact").spectra[0] / s.kappa
-        m4 = spectrum_moments(ev, 4)[:, 3]
-        low, high = extreme_eigenvalues(ev)
-        values = (m4, low, high)
-        rows.append([x.mean() for x in values] + [x.std(ddof=1) / np.sqrt(draws) for x in values])
-    rows = np.array(rows)
-    delta, gamma = d / V, d / N
-    m4_law = float(theory.bulk_moments(4, delta, gamma)[3])
+        dl, gm, kap = finite_size_parameters(s)
+        ev = spectra[T] = sweep([s], seed, draws, k=1, spectrum="exact").spectra[0] / kap
+        law = bulk_law(dl, gm)
+        moments.append(spectrum_moments(ev, 4))
+        extremes.append(extreme_eigenvalues(ev))
+        floors.append(distance_floor(ev, law, metric="ks"))
+    moments, extremes = np.array(moments), np.array(extremes)  # (T, draws, 4), (T, 2, draws)
+
+    def se(x):
+        return x.std(axis=-1, ddof=1) / np.sqrt(draws)
+
+    m4_law = float(theory.bulk_moments(4, dl, gm)[3])
     return TDeparture(
-        delta=delta, gamma=gamma, T=np.array(Ts), m4=rows[:, 0], m4_se=rows[:, 3], m4_law=m4_law,
-        m4_predicted=np.array([m4_law + m4_shift(delta, gamma, np.full(T, 1.0 / T)) for T in Ts]),
-        lowest=rows[:, 1], lowest_se=rows[:, 4], highest=rows[:, 2], highest_se=rows[:, 5],
-        edges=theory.bulk_edges(delta, gamma), spectra=all_spectra,
+        delta=d / V, gamma=d / N, T=np.array(Ts), law=law, moments=moments, m4=moments[:, :, 3].mean(axis=1),
+        m4_se=se(moments[:, :, 3]), m4_law=m4_law,
+        m4_predicted=np.array([m4_law + m4_shift(dl, gm, np.full(T, 1.0 / T)) for T in Ts]),
+        lowest=extremes[:, 0].mean(axis=1), lowest_se=se(extremes[:, 0]), highest=extremes[:, 1].mean(axis=1),
+        highest_se=se(extremes[:, 1]), ks=tuple(floors), edges=theory.bulk_edges(d / V, d / N), spectra=spectra,
     )

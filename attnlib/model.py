@@ -34,11 +34,17 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class Vocabulary:
-    """A drawn embedding table ``table`` (V, d) with signal ``mu`` (d,) and class signs ``signs`` (V,)."""
+    """A drawn embedding table ``table`` (V, d) with signal ``mu`` (d,) and class signs ``signs`` (V,).
+
+    ``table`` is float64 or float32. ``centroids``, when given, holds ``(E^T s, E^T 1)`` accumulated in double
+    precision from the double-precision draws (:func:`draw_vocabulary` fills it for a float32 table), so that h
+    and g do not depend on the precision of the table.
+    """
 
     table: np.ndarray = field(repr=False)
     mu: np.ndarray = field(repr=False)
     signs: np.ndarray = field(repr=False)
+    centroids: tuple | None = field(default=None, repr=False)
 
     @property
     def V(self) -> int:
@@ -60,13 +66,22 @@ class Vocabulary:
 
     @property
     def noise(self) -> np.ndarray:
-        """Z^T, the (V, d) noise rows z_v = e_v - s_v mu."""
+        """Z^T, the (V, d) noise rows z_v = e_v - s_v mu (a new double-precision array)."""
         return self.table - np.outer(self.signs, self.mu)
+
+    def _sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """(E^T s, E^T 1) in double precision: cached, one BLAS product each (float64 table), or by row blocks."""
+        if self.centroids is not None:
+            return self.centroids
+        s = self.signs.astype(float)
+        if self.table.dtype == np.float64:
+            return s @ self.table, np.ones(self.V) @ self.table
+        return _row_sums(self.table, s)
 
     @property
     def h(self) -> np.ndarray:
         """Class centroid h = E s / V = mu + Z s / V (the recoverable direction), ||h||^2 ~ ||mu||^2 + delta."""
-        return self.signs.astype(float) @ self.table / self.V
+        return self._sums()[0] / self.V
 
     @property
     def q(self) -> np.ndarray:
@@ -76,21 +91,85 @@ class Vocabulary:
     @property
     def g(self) -> np.ndarray:
         """Vocabulary mean g = E 1 / V = Z 1 / V (balanced classes), ||g||^2 ~ delta."""
-        return self.table.mean(axis=0)
+        if self.centroids is None and self.table.dtype == np.float64:
+            return self.table.mean(axis=0)
+        return self._sums()[1] / self.V
+
+    def directions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(u, h, g), the directions top eigenvectors are compared with; h and g as E^T s / V and E^T 1 / V."""
+        hs, gs = self._sums()
+        return self.u, hs / self.V, gs / self.V
 
 
-def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator) -> Vocabulary:
-    """Draw the table e_v = s_v mu + z_v, v = 1..V, with V/2 tokens per class."""
+#: Size of the double-precision row blocks a float32 table is drawn in (and summed by).
+_BLOCK_BYTES = 2**20
+
+
+def _block_rows(d: int) -> int:
+    return max(1, _BLOCK_BYTES // (8 * d))
+
+
+def _row_sums(table: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(table^T s, table^T 1) accumulated in double precision by row blocks (no full float64 copy)."""
+    hs, gs = np.zeros(table.shape[1]), np.zeros(table.shape[1])
+    step = _block_rows(table.shape[1])
+    for a in range(0, table.shape[0], step):
+        block = table[a : a + step].astype(np.float64)
+        hs += s[a : a + step] @ block
+        gs += block.sum(axis=0)
+    return hs, gs
+
+
+def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *,
+                    dtype=np.float64) -> Vocabulary:
+    """Draw the table e_v = s_v mu + z_v, v = 1..V, with V/2 tokens per class.
+
+    Parameters
+    ----------
+    d, V : int
+        Dimension and vocabulary size (V even).
+    mu_norm2 : float
+        ||mu||^2 (mu is along the first axis).
+    rng : numpy.random.Generator
+    dtype : {numpy.float64, numpy.float32}
+        Precision of the table. The noise is always ``rng.standard_normal`` in double precision, filled row
+        after row, so the numbers (rounded to ``dtype``) and the state ``rng`` is left in do not depend on
+        ``dtype``. A float64 table is filled in place; a float32 one by row blocks, each drawn in double
+        precision, given the mean, summed into E^T s and E^T 1 (kept as ``centroids``) and rounded into the
+        preallocated table: no (V, d) double-precision array ever exists.
+
+    Returns
+    -------
+    Vocabulary
+    """
     d = _v.positive_int("d", d)
     V = _v.positive_int("V", V, even=True, minimum=2)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
     rng = _v.rng(rng)
-    signs = np.concatenate([np.ones(V // 2, np.int8), -np.ones(V // 2, np.int8)])
+    if np.dtype(dtype) not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be numpy.float64 or numpy.float32, got {dtype!r}")
+    half = V // 2
+    signs = np.concatenate([np.ones(half, np.int8), -np.ones(half, np.int8)])
     mu = np.zeros(d)
     mu[0] = np.sqrt(mu_norm2)
-    table = rng.standard_normal((V, d))
-    table[:, 0] += signs * mu[0]
-    return Vocabulary(table=table, mu=mu, signs=signs)
+    table = np.empty((V, d), dtype)
+    if table.dtype == np.float64:
+        rng.standard_normal(out=table)
+        table[:half, 0] += mu[0]
+        table[half:, 0] -= mu[0]
+        return Vocabulary(table=table, mu=mu, signs=signs)
+    step = _block_rows(d)
+    buf = np.empty((min(step, V), d))
+    hs, gs = np.zeros(d), np.zeros(d)
+    for a in range(0, V, step):
+        block = buf[: min(step, V - a)]
+        rng.standard_normal(out=block)
+        s = signs[a : a + block.shape[0]].astype(float)
+        block[:, 0] += s * mu[0]
+        hs += s @ block
+        gs += block.sum(axis=0)
+        table[a : a + block.shape[0]] = block
+    return Vocabulary(table=table, mu=mu, signs=signs, centroids=(hs, gs))
 
 
 def sample_tokens(xi, V: int, rng: np.random.Generator) -> np.ndarray:

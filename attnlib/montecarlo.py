@@ -8,8 +8,11 @@ side by side), so its arithmetic is that of a lone serial draw: results are bit-
 executor and the number of workers.
 
 Scale-out goes through a standard :class:`concurrent.futures.Executor`: the default is a thread pool with one
-thread per usable core (the heavy steps release the GIL); a ``ProcessPoolExecutor`` or a dask cluster's
-``Client.get_executor()`` work the same way, because settings and streams pickle.
+thread per usable core (the heavy steps release the GIL), fewer if that many draws at once would not fit in
+the available memory (``attnlib.cost.check_memory``); a ``ProcessPoolExecutor`` or a dask cluster's
+``Client.get_executor()`` work the same way, because settings and streams pickle. Each draw takes the path
+``method`` says (``attnlib.cost``), decided from its setting alone, so the path does not depend on the
+executor either.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from . import _validate as _v
+from . import cost as _cost
+from .density import SpectralDensity
 from .linalg import _BLAS, _THREAD
-from .model import _workers, draw_vocabulary
+from .model import _workers
 from .progress import progress
 from .setting import Setting
-from .simulation import LEVELS, SPECTRA, draw
+from .simulation import LEVELS, METHODS, draw, plan, spectrum_option
 
 __all__ = ["streams", "Sweep", "sweep", "FiniteSizeScan", "finite_size_scan"]
 
@@ -46,7 +51,9 @@ class Sweep:
     ``eigenvalues``: the top ``k`` eigenvalues of each draw, descending; ``overlap_u``, ``overlap_h``,
     ``overlap_g``: squared cosines of the j-th eigenvector with u = mu/||mu||, the class centroid h = mu + Zs/V
     and the vocabulary mean g = Z1/V; ``spectra``: all d eigenvalues (settings, trials, d) when asked for, else
-    None. ``top`` and ``second`` are ``eigenvalues[:, :, 0]`` and ``[:, :, 1]``.
+    None; ``densities``: with ``spectrum="slq"``, the ``attnlib.density.SpectralDensity`` of each draw as
+    a tuple (settings) of tuples (trials), else None (:meth:`density` pools a setting's trials). ``top`` and
+    ``second`` are ``eigenvalues[:, :, 0]`` and ``[:, :, 1]``.
     """
 
     settings: tuple
@@ -57,10 +64,20 @@ class Sweep:
     spectra: np.ndarray | None
     level: str
     centered: bool
+    densities: tuple | None = None
 
     @property
     def trials(self) -> int:
         return self.eigenvalues.shape[1]
+
+    def density(self, i: int = 0) -> SpectralDensity:
+        """The density estimate of setting ``i``, all its trials pooled (needs ``spectrum="slq"``)."""
+        if self.densities is None:
+            raise ValueError("no density estimates: run sweep(..., spectrum='slq')")
+        i = _v.positive_int("i", i, minimum=0)
+        if i >= len(self.densities):
+            raise ValueError(f"i must be < {len(self.densities)} (the number of settings), got {i}")
+        return SpectralDensity.pooled(self.densities[i])
 
     @property
     def top(self) -> np.ndarray:
@@ -99,18 +116,16 @@ class Sweep:
         return self.sd(name, j) / np.sqrt(self.trials)
 
 
-def _job(setting, stream, k, level, spectrum, centered, parallel):
+def _job(setting, stream, k, level, spectrum, centered, method, parallel):
     """One draw from its stream (BLAS already limited to one thread by the caller)."""
     previous = getattr(_THREAD, "serial", False)
     _THREAD.serial = True
     try:
-        rng = np.random.default_rng(stream)
-        vocabulary = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng)
-        out = draw(setting, rng, vocabulary, k=k, level=level, spectrum=spectrum, centered=centered,
-                   pool_workers=1 if parallel else None)
+        out = draw(setting, np.random.default_rng(stream), None, k=k, level=level, spectrum=spectrum,
+                   centered=centered, method=method, pool_workers=1 if parallel else None)
     finally:
         _THREAD.serial = previous
-    return out.top_eigenvalues, out.overlaps, out.spectrum
+    return out.top_eigenvalues, out.overlaps, out.spectrum, out.density
 
 
 def _remote_job(*args):
@@ -119,7 +134,7 @@ def _remote_job(*args):
         return _job(*args)
 
 
-def _check(settings, k, level, spectrum):
+def _check(settings, k, level, spectrum, method):
     if isinstance(settings, Setting):
         settings = (settings,)
     settings = tuple(settings)
@@ -127,20 +142,20 @@ def _check(settings, k, level, spectrum):
         raise ValueError("settings must be an attnlib.Setting or a non-empty sequence of them")
     k = _v.positive_int("k", k)
     level = _v.choice("level", level, LEVELS)
-    if spectrum not in SPECTRA:
-        raise ValueError(f"spectrum must be None or 'exact', got {spectrum!r}")
-    if spectrum is not None and level != "sample":
-        raise ValueError("spectrum='exact' is available at sample level only (level='sample')")
-    if spectrum is not None and len({s.d for s in settings}) > 1:
+    method = _v.choice("method", method, METHODS)
+    kind, _ = spectrum_option(spectrum, level)
+    if kind == "exact" and len({s.d for s in settings}) > 1:
         raise ValueError("spectrum='exact' needs settings of one dimension d; sweep each d separately")
     for s in settings:
         if k >= s.d - 1:
             raise ValueError(f"k must be < d - 1 = {s.d - 1} for every setting, got {k}")
-    return settings, k, level
+    costs = [plan(s, k=k, level=level, spectrum=spectrum, method=method) for s in settings]
+    return settings, k, level, max(costs, key=lambda c: c.peak)
 
 
-def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample", spectrum: str | None = None,
-          centered: bool = True, executor: Executor | None = None, desc: str | None = None) -> Sweep:
+def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample", spectrum=None,
+          centered: bool = True, method: str = "auto", executor: Executor | None = None,
+          desc: str | None = None) -> Sweep:
     """Simulate every setting ``trials`` times, each trial with a fresh vocabulary (and fresh sequences).
 
     Parameters
@@ -155,13 +170,18 @@ def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample"
     level : {"sample", "population"}
         The sample covariance S of N sequences, or the population covariance given the vocabulary (no
         sequences drawn; N and the sign process are unused).
-    spectrum : {None, "exact"}
-        Also keep all d eigenvalues of every draw (sample level, one d for all settings).
+    spectrum : {None, "exact", "slq"}
+        Also keep all d eigenvalues of every draw (``"exact"``, one d for all settings) or a spectral density
+        estimate of every draw (``"slq"``: ``attnlib.density.SLQ`` defaults; pass an ``SLQ(probes,
+        degree)`` for other sizes), at sample level.
     centered : bool
         Centre the pooled vectors (default); the uncentered S has an extra spike along g.
+    method : {"auto", "dense", "matrix-free"}
+        Path of each draw (``attnlib.cost``); "auto" takes the cheaper one for its setting.
     executor : concurrent.futures.Executor, optional
         Where the draws run (a process pool, or ``dask.distributed.Client(...).get_executor()``). Default:
-        a thread pool with one thread per usable core. The results do not depend on it.
+        a thread pool with one thread per usable core (fewer if the draws would not fit in memory side by
+        side). The results do not depend on it, bit for bit.
     desc : str, optional
         Label of the progress bar (shown unless ``ATTNLIB_PROGRESS=0``).
 
@@ -169,19 +189,22 @@ def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample"
     -------
     Sweep
     """
-    settings, k, level = _check(settings, k, level, spectrum)
+    settings, k, level, largest = _check(settings, k, level, spectrum, method)
     trials = _v.positive_int("trials", trials)
     if executor is not None and not isinstance(executor, Executor):
         raise ValueError(f"executor must be a concurrent.futures.Executor (or None), got {executor!r}")
     keys = [(i, j) for i in range(len(settings)) for j in range(trials)]
     seqs = streams(seed, len(keys))
-    options = (k, level, spectrum, centered)
+    options = (k, level, spectrum, centered, method)
     if executor is not None:
         futures = [executor.submit(_remote_job, settings[i], seqs[n], *options, True) for n, (i, _) in
                    enumerate(keys)]
         results = [f.result() for f in progress(futures, total=len(keys), desc=desc)]
     else:
-        workers = min(_workers(), len(keys))
+        _cost.check_memory(largest)  # one draw must fit; then as many side by side as fit
+        free = _cost.available_memory()
+        fit = len(keys) if free is None else max(1, free // max(1, largest.peak))
+        workers = min(_workers(), len(keys), fit)
         parallel = workers > 1
         with _BLAS.limit(limits=1, user_api="blas"):
             if not parallel:
@@ -197,22 +220,24 @@ def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample"
                         for f in futures:
                             f.cancel()
                         raise
-    return _collect(settings, trials, k, level, centered, spectrum, results)
+    return _collect(settings, trials, k, level, centered, results)
 
 
-def _collect(settings, trials, k, level, centered, spectrum, results) -> Sweep:
+def _collect(settings, trials, k, level, centered, results) -> Sweep:
     n_set = len(settings)
     eig = np.empty((n_set, trials, k))
     ov = np.empty((3, n_set, trials, k))
-    spec = np.empty((n_set, trials, settings[0].d)) if spectrum is not None else None
-    for n, (vals, overlaps, spectrum_) in enumerate(results):
+    exact, dens = results[0][2] is not None, results[0][3] is not None
+    spec = np.empty((n_set, trials, settings[0].d)) if exact else None
+    for n, (vals, overlaps, spectrum_, _) in enumerate(results):
         i, j = divmod(n, trials)
         eig[i, j] = vals
         ov[:, i, j] = overlaps
         if spec is not None:
             spec[i, j] = spectrum_
+    densities = tuple(tuple(r[3] for r in results[i * trials:(i + 1) * trials]) for i in range(n_set)) if dens else None
     return Sweep(settings=settings, eigenvalues=eig, overlap_u=ov[0], overlap_h=ov[1], overlap_g=ov[2],
-                 spectra=spec, level=level, centered=centered)
+                 spectra=spec, level=level, centered=centered, densities=densities)
 
 
 @dataclass(frozen=True, eq=False)
@@ -232,7 +257,8 @@ class FiniteSizeScan:
 
 
 def finite_size_scan(base: Setting, ds, trials, seed: int, *, level: str = "sample", k: int = 1,
-                     centered: bool = True) -> FiniteSizeScan:
+                     centered: bool = True, method: str = "auto", executor: Executor | None = None
+                     ) -> FiniteSizeScan:
     """Simulate ``base`` at every d in ``ds`` with its ratios fixed (:meth:`~attnlib.setting.Setting.at_dimension`).
 
     ``trials``: one int for all d, or one per d (spend fewer trials where d is large). The sweep of size
@@ -249,6 +275,7 @@ def finite_size_scan(base: Setting, ds, trials, seed: int, *, level: str = "samp
         raise ValueError(f"trials must be one int or one per d ({len(ds)} values), got {len(counts)}")
     counts = [_v.positive_int("trials[i]", t) for t in counts]
     seed = _v.positive_int("seed", seed, minimum=0)
-    results = tuple(sweep([base.at_dimension(d)], seed + i, t, k=k, level=level, centered=centered)
+    results = tuple(sweep([base.at_dimension(d)], seed + i, t, k=k, level=level, centered=centered, method=method,
+                          executor=executor)
                     for i, (d, t) in enumerate(zip(ds, counts)))
     return FiniteSizeScan(base=base, ds=ds, results=results)

@@ -7,7 +7,9 @@ import math
 
 import numpy as np
 
-__all__ = ["sig", "markdown_table"]
+from . import _validate as _v
+
+__all__ = ["sig", "markdown_text", "markdown_table"]
 
 
 def sig(x, digits: int = 3):
@@ -31,10 +33,21 @@ def _cell(value, digits: int) -> str:
     return f"{v:g}" if isinstance(v, float) and (abs(v) >= 1e5 or (v != 0 and abs(v) < 1e-4)) else str(v)
 
 
-def markdown_table(headers, rows, digits: int = 3):
-    """An IPython Markdown table; numbers rounded to ``digits`` significant digits (nan shown as a dash)."""
-    from IPython.display import Markdown
-
+def markdown_text(headers, rows, digits: int = 3) -> str:
+    """The Markdown source of a table: one row per item of ``rows``; numbers rounded to ``digits`` significant
+    digits (nan shown as a dash), strings as they are."""
+    headers = list(headers)
+    rows = [list(row) for row in rows]
+    if not headers or any(len(row) != len(headers) for row in rows):
+        raise ValueError(f"every row must have one cell per header ({len(headers)})")
+    digits = _v.positive_int("digits", digits)
     lines = ["| " + " | ".join(map(str, headers)) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(_cell(v, digits) for v in row) + " |" for row in rows]
-    return Markdown("\n".join(lines))
+    return "\n".join(lines)
+
+
+def markdown_table(headers, rows, digits: int = 3):
+    """An IPython Markdown table (:func:`markdown_text`, displayed by Jupyter)."""
+    from IPython.display import Markdown
+
+    return Markdown(markdown_text(headers, rows, digits))

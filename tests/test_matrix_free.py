@@ -1,0 +1,143 @@
+"""The matrix-free engine: the operators equal the matrices they stand for, both paths of a draw give the same
+eigenpairs on the same draw, the path choice and the memory check, and the vocabulary drawn by blocks.
+
+Tolerances: the two sample-level paths run in single precision from the same double-precision random numbers;
+they differ by rounding only (measured: eigenvalues <= 5e-7 relative, overlaps <= 3e-7 absolute at d = 200-1000),
+so 1e-5 is the check. The population paths run in double precision (measured: 2e-15).
+"""
+
+import numpy as np
+import pytest
+
+from attnlib import Setting, cost, linalg, model, operators, positional as P, simulate, simulation, sweep
+
+BASE = Setting(d=150, V=300, N=600, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_block_draw_keeps_the_random_stream(dtype):
+    d, V = 37, 2 * 5000  # several row blocks of the float32 draw
+    rng = np.random.default_rng(3)
+    one = rng.standard_normal((V, d))
+    one[:, 0] += np.concatenate([np.ones(V // 2), -np.ones(V // 2)]) * np.sqrt(0.3)
+    after = rng.standard_normal(4)
+    rng = np.random.default_rng(3)
+    voc = model.draw_vocabulary(d, V, 0.3, rng, dtype=dtype)
+    assert voc.table.dtype == dtype
+    np.testing.assert_array_equal(voc.table, one.astype(dtype))
+    np.testing.assert_array_equal(rng.standard_normal(4), after)  # the stream continues where one draw leaves it
+    s = voc.signs.astype(float)
+    np.testing.assert_allclose(voc.h, s @ one / V, rtol=0, atol=1e-13)  # from the double-precision numbers
+    np.testing.assert_allclose(voc.g, one.mean(axis=0), rtol=0, atol=1e-13)
+    with pytest.raises(ValueError, match="dtype must be"):
+        model.draw_vocabulary(d, V, 0.3, rng, dtype=np.int32)
+
+
+def test_sample_operator_is_the_sample_covariance():
+    rng = np.random.default_rng(1)
+    voc = model.draw_vocabulary(40, 60, 0.5, rng)
+    tokens = rng.integers(0, 60, size=(90, 5))
+    w = rng.uniform(size=5)
+    C = model.pool(voc, tokens, w)
+    for centered in (True, False):
+        op = operators.SampleCovariance.from_tokens(voc.table, tokens, w, centered=centered)
+        np.testing.assert_allclose(op @ np.eye(40), linalg.sample_covariance(C, centered=centered), atol=1e-12)
+    with pytest.raises(ValueError, match="tokens must lie"):
+        operators.SampleCovariance.from_tokens(voc.table, tokens + 60, w)
+    with pytest.raises(ValueError, match="table must be"):
+        operators.SampleCovariance.from_tokens(voc.table.astype(int), tokens, w)
+
+
+@pytest.mark.parametrize("centered", [True, False])
+def test_population_operator_is_the_population_covariance(centered):
+    s = BASE.replace(d=30, V=50, weights="causal", tau=0.5)
+    voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, np.random.default_rng(2))
+    op = operators.PopulationCovariance(voc, s.alpha, s.kappa, s.weight_sum, centered=centered)
+    M = model.population_covariance(voc, s.weights, s.R, centered=centered)
+    np.testing.assert_allclose(op @ np.eye(30), M, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", [dict(k=1), dict(k=2), dict(k=3, weights="optimal"), dict(k=2, centered=False),
+                                  dict(k=2, N=100, mu_norm2=0.3)])
+def test_paths_agree_on_the_same_draw(case):
+    case = dict(case)
+    kw = {name: case.pop(name) for name in ("k", "centered") if name in case}
+    s = BASE.replace(**case)
+    dense = simulate(s, np.random.default_rng(4), method="dense", **kw)
+    free = simulate(s, np.random.default_rng(4), method="matrix-free", **kw)
+    assert (dense.method, free.method) == ("dense", "matrix-free")
+    np.testing.assert_allclose(free.top_eigenvalues, dense.top_eigenvalues, rtol=1e-5)
+    np.testing.assert_allclose(free.overlaps, dense.overlaps, atol=1e-5)
+
+
+def test_population_paths_agree():
+    for centered in (True, False):
+        a = simulate(BASE, np.random.default_rng(6), k=3, level="population", method="dense", centered=centered)
+        b = simulate(BASE, np.random.default_rng(6), k=3, level="population", method="matrix-free",
+                     centered=centered)
+        np.testing.assert_allclose(b.top_eigenvalues, a.top_eigenvalues, rtol=1e-10)
+        np.testing.assert_allclose(b.overlaps, a.overlaps, atol=1e-9)
+
+
+def test_auto_takes_the_cheaper_path_and_forced_paths_are_checked():
+    small, large = BASE.replace(d=50, V=100, N=200), BASE.at_dimension(2000)
+    for s in (small, large):
+        costs = {m: cost.estimate(s, m, k=2) for m in ("dense", "matrix-free")}
+        assert cost.plan(s, k=2).method == min(costs, key=lambda m: costs[m].seconds)
+    assert cost.plan(small, k=2).method == "dense" and cost.plan(large, k=2).method == "matrix-free"
+    assert cost.plan(large, k=2, spectrum="exact").method == "dense"
+    assert simulate(small, np.random.default_rng(0), spectrum="slq").method == "matrix-free"
+    with pytest.raises(ValueError, match="all d eigenvalues"):
+        simulate(small, np.random.default_rng(0), spectrum="exact", method="matrix-free")
+    with pytest.raises(ValueError, match="matrix-free operator"):
+        simulate(small, np.random.default_rng(0), spectrum="slq", method="dense")
+    with pytest.raises(ValueError, match="k < d - 1"):
+        cost.plan(BASE.replace(d=4), k=3, method="matrix-free")
+    with pytest.raises(ValueError, match="method must be one of"):
+        simulate(small, np.random.default_rng(0), method="sparse")
+    assert simulate(BASE.replace(d=4), np.random.default_rng(0), k=3).top_eigenvalues.size == 3  # dense eigh
+
+
+def test_memory_check_refuses_a_draw_that_does_not_fit(monkeypatch):
+    s = BASE.at_dimension(16_000)
+    need = cost.plan(s).peak
+    assert 2e9 < need < 3.2e9  # the matrix-free draw at d = 16,000: a float32 table of 2 GB and little else
+    monkeypatch.setattr(cost, "available_memory", lambda: 10**9)
+    msg = r"d=16000, V=32000, N=64000, T=8, level='sample', path='matrix-free' needs about [\d,]+ bytes"
+    with pytest.raises(ValueError, match=msg):
+        simulate(s, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"path='dense' needs"):
+        simulate(s, np.random.default_rng(0), method="dense")
+    with pytest.raises(ValueError, match="not enough memory"):
+        sweep([BASE, s], seed=1, trials=1)
+    monkeypatch.setattr(cost, "available_memory", lambda: None)  # unknown: no check
+    cost.check_memory(cost.plan(s))
+
+
+def test_sweep_runs_fewer_draws_at_once_when_memory_is_short(monkeypatch):
+    from attnlib import montecarlo
+
+    settings = [BASE, BASE.replace(mu_norm2=0.2)]
+    monkeypatch.setattr(montecarlo, "_workers", lambda: 2)
+    both = sweep(settings, seed=5, trials=2)
+    one = cost.plan(BASE, k=2).peak
+    monkeypatch.setattr(cost, "available_memory", lambda: int(1.5 * one))  # one draw fits, two do not
+    alone = sweep(settings, seed=5, trials=2)
+    np.testing.assert_array_equal(alone.eigenvalues, both.eigenvalues)
+    np.testing.assert_array_equal(alone.overlap_h, both.overlap_h)
+
+
+def test_default_sample_draw_is_single_precision_and_exact_spectra_double(monkeypatch):
+    dtypes = []
+    original = simulation.draw_vocabulary
+
+    def spy(*args, **kwargs):
+        out = original(*args, **kwargs)
+        dtypes.append(out.table.dtype)
+        return out
+
+    monkeypatch.setattr(simulation, "draw_vocabulary", spy)
+    simulate(BASE, np.random.default_rng(0))
+    simulate(BASE, np.random.default_rng(0), spectrum="exact")
+    simulate(BASE, np.random.default_rng(0), level="population")
+    assert dtypes == [np.float32, np.float64, np.float64]
