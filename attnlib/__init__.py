@@ -9,31 +9,38 @@ Modules, by concept:
   regions of the phase diagram) and independent numerical routes to them;
 * :mod:`~attnlib.limit`: :class:`~attnlib.limit.Limit`, the ratio-level object the theory is a function of;
 * :mod:`~attnlib.positional`: sign processes, their correlation R and its realizability;
-* :mod:`~attnlib.weights`: pooling weights and alpha/kappa;
+* :mod:`~attnlib.weights`: pooling weights, alpha/kappa and the optimum (signed and non-negative);
 * :mod:`~attnlib.setting`: :class:`Setting`, one object for a finite setting (sizes, process, weights);
 * :mod:`~attnlib.model`: the generative model (vocabulary, tokens, pooling, population covariance);
 * :mod:`~attnlib.simulation` and :mod:`~attnlib.montecarlo`: one draw (:func:`simulate`) and the one
   Monte-Carlo engine (:func:`sweep`); :mod:`~attnlib.linalg`: eigen-solvers and numerical conventions;
-  ``attnlib.operators``: S and the population covariance applied without forming them;
-  ``attnlib.cost``: the work and memory of each path, the choice between them, the memory check;
-  ``attnlib.density``: spectral densities by stochastic Lanczos quadrature;
-* :mod:`~attnlib.bulk`: spectra against the bulk law (laws as objects, distances, moments, finite T);
-* :mod:`~attnlib.attention`: finite-d causal self-attention;
-* :mod:`~attnlib.downstream` and :mod:`~attnlib.classifiers`: the downstream task, its predictions and its
-  classifiers;
+  :mod:`~attnlib.operators`: S and the population covariance applied without forming them;
+  :mod:`~attnlib.cost`: the work and memory of each path, the choice between them, the memory check;
+  :mod:`~attnlib.density`: spectral densities by stochastic Lanczos quadrature;
+* :mod:`~attnlib.bulk`: spectra against the bulk law (laws as objects, distances, moments);
+  :mod:`~attnlib.mixing`: the bulk at a finite number of tokens; :mod:`~attnlib.counts`: the one-token law;
+* :mod:`~attnlib.fluctuations` and :mod:`~attnlib.tracy_widom`: finite-size fluctuations (edge scale,
+  outlier variance) and the Tracy-Widom laws;
+* :mod:`~attnlib.attention`: finite-d causal self-attention in its limit; :mod:`~attnlib.layer`: the real
+  layer end to end; :mod:`~attnlib.learning`: learned positional attention;
+* :mod:`~attnlib.downstream`, :mod:`~attnlib.experiment` and :mod:`~attnlib.classifiers`: the downstream
+  task, its predictions, the experiment and the classifiers;
 * :mod:`~attnlib.plotting`, :mod:`~attnlib.report`, :mod:`~attnlib.progress`: figures, rounded numbers,
-  progress bars;
-* :mod:`~attnlib.explorers` (imported on demand, needs the ``explorers`` extra): interactive explorers.
+  progress bars; :mod:`~attnlib.controls`: the explorers' controls, declared once;
+* imported on demand: :mod:`~attnlib.explorers` (the ``explorers`` extra: JupyterLab explorers) and
+  :mod:`~attnlib.webexplorer` (the live explorers of the HTML book; needs IPython).
 """
 
-from . import (attention, bulk, classifiers, cost, density, downstream, limit, linalg, model, montecarlo, operators,
-               plotting, positional, progress, report, simulation, theory, weights)
+from . import (attention, bulk, classifiers, controls, cost, counts, density, downstream, experiment, fluctuations,
+               layer, learning, limit, linalg, mixing, model, montecarlo, operators, plotting, positional, progress,
+               report, simulation, theory, tracy_widom, weights)
 from .limit import Limit
 from .montecarlo import sweep
 from .setting import Setting
 from .simulation import simulate
 
 __all__ = ["theory", "limit", "positional", "weights", "model", "simulation", "montecarlo", "linalg", "operators",
-           "cost", "density", "bulk", "attention", "downstream", "classifiers", "plotting", "report", "progress",
+           "cost", "density", "bulk", "mixing", "counts", "fluctuations", "tracy_widom", "attention", "layer",
+           "learning", "downstream", "experiment", "classifiers", "plotting", "report", "progress", "controls",
            "Limit", "Setting", "simulate", "sweep"]
 __version__ = "0.1.0"

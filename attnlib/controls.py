@@ -26,7 +26,7 @@ __all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "WEI
 FAMILIES = positional.FAMILIES
 WEIGHTINGS = _w.NAMED
 
-#: Widget kinds: float / int sliders, a dropdown, toggle buttons, a checkbox.
+#: The widget kinds (float and int sliders, a dropdown, toggle buttons, a checkbox).
 KINDS = ("float", "int", "dropdown", "toggle", "check")
 
 #: Right ends of the gamma, theta and tau axes (the phase plane, the overlap curves, the causal curve).
@@ -46,7 +46,7 @@ class Control:
     name : str
         The state field the control sets (also its key in an explorer's ``controls``).
     kind : str
-        One of :data:`KINDS`.
+        One of ``KINDS``.
     low, high, step : float, optional
         Slider range and step (sliders only). ``high`` may be the name of another state field, whose value
         bounds this one (the block length L is at most T).
@@ -56,11 +56,11 @@ class Control:
         The text shown next to the control.
     help : str
         A tooltip saying what the control sets.
-    options : tuple of (value, help) pairs
-        The choices of a dropdown or of toggle buttons.
-    shown_when : tuple (field, values), optional
-        Show the control only while the state's ``field`` is one of ``values`` (always, if the state has no
-        such field).
+    options : tuple
+        The choices of a dropdown or of toggle buttons, as (value, help) pairs.
+    shown_when : tuple, optional
+        A pair (field, values): show the control only while the state's ``field`` is one of ``values``
+        (always, if the state has no such field).
     """
 
     name: str

@@ -41,7 +41,7 @@ from . import _validate as _v
 __all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "available_memory",
            "check_memory"]
 
-#: Paths of a draw: the cheaper one by the estimate below, or one forced.
+#: The paths of a draw, the cheaper one by the estimate below or one forced.
 METHODS = ("auto", "dense", "matrix-free")
 #: Single-precision BLAS-3 flops per second on one core (double precision counts twice).
 FLOP_RATE = 4e10

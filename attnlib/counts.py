@@ -20,7 +20,7 @@ an explicit inverse :math:`z(m)` (Silverstein and Choi 1995). Centring S and the
 finite-rank changes and leave this bulk unchanged. The book's law :math:`\kappa(\mathrm{MP}_\delta \boxtimes
 \mathrm{MP}_\gamma)` is the same equation with :math:`H = \mathrm{MP}_{\gamma/\delta}`: both populations have
 mean 1, variance :math:`\gamma/\delta` and the same third moment, and the fourth moments differ by
-:math:`(\gamma/\delta)^2`, which is the :math:`T_\text{eff} = 1` case of :func:`attnlib.bulk.m4_shift`.
+:math:`(\gamma/\delta)^2`, which is the :math:`T_\text{eff} = 1` case of :func:`attnlib.mixing.m4_shift`.
 
 * :func:`count_population`: the atoms and masses of :math:`H_\lambda` (Poisson tail cut at ``tail``);
 * :func:`inverse_stieltjes`: :math:`z(m)`; :func:`stieltjes`: :math:`m(z)` by Newton's method, continued from
@@ -103,7 +103,7 @@ def inverse_stieltjes(m, delta, gamma, kappa=1.0):
 def _solve(z, delta, tau, p, *, steps: int = 12, newton: int = 15):
     """m(z) for complex z (Im z > 0), scale 1: Newton's method continued along z_j = Re z + i eta_j.
 
-    eta_j falls geometrically from max(4, 2|z|) to Im z in ``steps`` stages; at each stage Newton steps from the
+    eta_j falls geometrically from max(4, 2 abs(z)) to Im z in ``steps`` stages; at each stage Newton steps from the
     previous solution until they stop moving it, each step halved while it would leave the upper half plane
     (where the solution is unique).
     """
@@ -147,7 +147,7 @@ def stieltjes(z, delta, gamma, kappa=1.0):
 
 
 def density(x, delta, gamma, kappa=1.0):
-    """Density of the one-token law at real ``x`` (vectorised): Im m(x + i eta) / pi with eta = 1e-10 (1 + |x|)."""
+    """Density of the one-token law at real ``x`` (vectorised): Im m(x + i eta) / pi with eta = 1e-10 (1 + abs(x))."""
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)):
         raise ValueError("x must contain only finite numbers")

@@ -93,12 +93,12 @@ class SpectralDensity:
 
     @property
     def probes(self) -> int:
-        """Number of probes: one quadrature rule each."""
+        """The number of probes (one quadrature rule each)."""
         return len(self.nodes)
 
     @property
     def degree(self) -> int:
-        """Nodes per rule: the Lanczos steps taken."""
+        """The nodes per rule (the Lanczos steps taken)."""
         return self.nodes.shape[1]
 
     @classmethod

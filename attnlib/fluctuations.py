@@ -304,10 +304,10 @@ def fourth_moment_ratio(w, xi) -> float:
 
     Parameters
     ----------
-    w : array_like, shape (T,)
-        Pooling weights.
-    xi : array_like, shape (n, T)
-        Signs +-1 drawn from the sign process (e.g. ``process.sample(n, rng)``), n >= 2.
+    w : array_like
+        Pooling weights, shape (T,).
+    xi : array_like
+        Signs +-1 of shape (n, T) drawn from the sign process (e.g. ``process.sample(n, rng)``), n >= 2.
 
     Returns
     -------

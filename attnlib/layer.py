@@ -32,7 +32,7 @@ __all__ = ["SCALINGS", "random_projections", "pooling_weights", "softmax_row_sec
            "random_row_moments", "FIELDS", "LayerDraw", "layer_draw", "LayerScan",
            "layer_scan"]
 
-#: Score scalings: "d" divides q^T k by d (the paper's), "sqrt_d" by sqrt(d) (the usual one).
+#: The score scalings, "d" dividing q^T k by d (the paper's) and "sqrt_d" by sqrt(d) (the usual one).
 SCALINGS = ("d", "sqrt_d")
 
 
@@ -314,7 +314,7 @@ def layer_draw(process: SignProcess, d: int, V: int, N: int, mu_norm2: float, ta
 @dataclass(frozen=True)
 class LayerScan:
     """:func:`layer_scan` results: ``dims`` (D,), and for each name of :data:`FIELDS` a (D, draws) array in
-    ``values``; ``mean_weights`` (D, draws, T). :meth:`get` returns one field."""
+    ``values``; ``mean_weights`` (D, draws, T). ``get(name)`` returns one field."""
 
     dims: np.ndarray
     values: dict

@@ -147,7 +147,6 @@ def label_snr_optimum(setting, position: int | None = None, *, starts: int = 1, 
     ``(w, varsigma2)``.
     """
     from .downstream import label_snr
-    from .setting import Setting
 
     _v.setting(setting)
     starts = _v.positive_int("starts", starts)
@@ -201,7 +200,7 @@ def bounded_gap(R) -> float:
 
     At the non-negative optimum w (support S), the gradient of the Rayleigh quotient q off the support is
     2 (R w)_i / ||w||^2 <= 0 (the KKT conditions). Bounded scores force every weight off S up to at least
-    e^{-B} max_j w_j, which to first order costs C e^{-B} with C = 2 max_j w_j sum_{i not in S} |(R w)_i| /
+    e^{-B} max_j w_j, which to first order costs C e^{-B} with C = 2 max_j w_j sum_{i not in S} abs((R w)_i) /
     ||w||^2 (0 when R >= 0 and the optimum has full support).
     """
     R = _v.correlation_matrix("R", R)

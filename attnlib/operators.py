@@ -31,7 +31,7 @@ __all__ = ["TOL", "NCV_ONE", "SampleCovariance", "PopulationCovariance", "top_ei
 #: Relative residual at which Lanczos stops on an operator whose products run in single precision (the dense
 #: single-precision path stops at the float32 machine epsilon, about the same).
 TOL = 1e-7
-#: Lanczos vectors kept for one eigenpair: the fewest products measured (d = 2000, three signal strengths:
+#: The number of Lanczos vectors kept for one eigenpair, the fewest products measured (d = 2000, three signal strengths:
 #: 17 products well above the bulk, 25 near it, 65-81 at the edge, against 21, 31 and 61-81 with 20 vectors).
 NCV_ONE = 16
 

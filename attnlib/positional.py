@@ -96,7 +96,6 @@ def _sample_markov(n, rng, *, T, r):
 def blocks(sizes) -> SignProcess:
     """Consecutive blocks of the given sizes; positions in a block share one sign, blocks are independent."""
     sizes = [_v.positive_int("sizes[i]", s) for s in np.atleast_1d(sizes).tolist()]
-    T = int(sum(sizes))
     labels = np.repeat(np.arange(len(sizes)), sizes)
     R = (labels[:, None] == labels[None, :]).astype(float)
     return SignProcess(f"blocks({sizes})", R, partial(_sample_labelled, width=len(sizes), labels=labels))

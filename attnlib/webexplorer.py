@@ -11,7 +11,7 @@ carries simulated overlays (histograms and points, from :func:`attnlib.simulate`
 fixed seeds) for its default setting and a small grid of others, and the figure shows them whenever the
 controls sit on one of those settings. The output is deterministic (fixed seeds, rounded numbers).
 
-Kinds (:data:`KINDS`): the three explorers of :mod:`attnlib.explorers` with their controls ("spectrum", "phase",
+Kinds (``KINDS``): the three explorers of :mod:`attnlib.explorers` with their controls ("spectrum", "phase",
 "weights"), and one-knob figures for single chapters: "bulk" (delta, gamma), "population" (theta), "sample"
 (theta, gamma) and "family" (the R family).
 """
@@ -292,7 +292,7 @@ def payload(kind: str, **state) -> dict:
     Parameters
     ----------
     kind : str
-        One of :data:`KINDS`.
+        One of ``KINDS``.
     **state
         Settings of the figure's controls (each on its slider's grid or among its options) and of its fixed
         parameters (e.g. ``delta`` for "population" and "sample"); the rest take their defaults.

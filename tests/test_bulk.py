@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 from scipy.integrate import quad
 
-from attnlib import Setting, bulk, plotting, positional, sweep, theory
+from attnlib import Setting, bulk, mixing, plotting, positional, sweep, theory
 
 REGIMES = [(0.5, 0.25), (0.2, 0.8), (2.0, 0.5), (0.5, 3.0), (3.0, 2.0), (1.0, 0.5), (1.0, 1.0)]
 
@@ -142,9 +142,9 @@ def test_extremes_and_zero_fraction():
 
 
 def test_m4_shift_values():
-    assert bulk.m4_shift(0.5, 0.25, [1.0]) == pytest.approx(0.5 * 0.25**2)
-    assert bulk.m4_shift(0.5, 0.25, np.full(4, 0.25)) == pytest.approx(0.5 * 0.25**2 / 16)
-    assert bulk.m4_shift(0.5, 0.25, [3.0, 1.0]) == pytest.approx(bulk.m4_shift(0.5, 0.25, [0.75, 0.25]))
+    assert mixing.m4_shift(0.5, 0.25, [1.0]) == pytest.approx(0.5 * 0.25**2)
+    assert mixing.m4_shift(0.5, 0.25, np.full(4, 0.25)) == pytest.approx(0.5 * 0.25**2 / 16)
+    assert mixing.m4_shift(0.5, 0.25, [3.0, 1.0]) == pytest.approx(mixing.m4_shift(0.5, 0.25, [0.75, 0.25]))
 
 
 def _closed_walks(k):
@@ -214,14 +214,14 @@ def test_m4_shift_equals_exhaustive_walk_count(w, c):
     mp = bulk.mp_moments(4, c)
     np.testing.assert_allclose(walk[:3], mp[:3], rtol=1e-12)
     delta = 0.7
-    assert walk[3] - mp[3] == pytest.approx(bulk.m4_shift(delta, c * delta, w) / delta**3, rel=1e-10)
+    assert walk[3] - mp[3] == pytest.approx(mixing.m4_shift(delta, c * delta, w) / delta**3, rel=1e-10)
 
 
 @pytest.mark.parametrize("w", [[1.0], [0.7, 0.3], [0.25] * 4])
 def test_token_mixing_moments_equal_dense_traces(w):
     V, N = 40, 70
-    m = bulk.token_mixing_moments(V, N, w, np.random.default_rng(5))
-    ev = bulk.token_mixing_spectrum(V, N, w, np.random.default_rng(5))  # same draw
+    m = mixing.token_mixing_moments(V, N, w, np.random.default_rng(5))
+    ev = mixing.token_mixing_spectrum(V, N, w, np.random.default_rng(5))  # same draw
     np.testing.assert_allclose(m, [np.mean(ev**k) for k in range(1, 5)], rtol=1e-9)
 
 
@@ -230,7 +230,7 @@ def test_token_mixing_T1_is_poisson():
     Touchard: E[(k/lambda)^4] = 1 + 6c + 7c^2 + c^3 (c = 1/lambda) against MP_c's 1 + 6c + 6c^2 + c^3."""
     V, N = 100_000, 50_000
     c = V / N
-    m = np.mean([bulk.token_mixing_moments(V, N, [1.0], np.random.default_rng(s)) for s in range(3)], axis=0)
+    m = np.mean([mixing.token_mixing_moments(V, N, [1.0], np.random.default_rng(s)) for s in range(3)], axis=0)
     mp = bulk.mp_moments(4, c)
     np.testing.assert_allclose(m[:3], mp[:3], rtol=0.02)
     assert m[3] == pytest.approx(1 + 6 * c + 7 * c**2 + c**3, rel=0.05)
@@ -246,9 +246,9 @@ def test_token_mixing_T2_excess_matches_formula():
     test above plus the T = 1 Poisson test."""
     V, N = 100_000, 50_000
     w = np.array([0.7, 0.3])
-    m4 = np.mean([bulk.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(4)])
+    m4 = np.mean([mixing.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(4)])
     excess = m4 - bulk.mp_moments(4, V / N)[3]
-    assert excess == pytest.approx(bulk.m4_shift(1.0, 2.0, w), abs=1.1)  # delta gamma^2 = c^2 at delta = 1
+    assert excess == pytest.approx(mixing.m4_shift(1.0, 2.0, w), abs=1.1)  # delta gamma^2 = c^2 at delta = 1
 
 
 def test_exact_spectra_and_t_departure_shapes():
@@ -256,7 +256,7 @@ def test_exact_spectra_and_t_departure_shapes():
     ev = sweep([s], 3, 2, spectrum="exact").spectra[0]
     assert ev.shape == (2, 40)
     np.testing.assert_array_equal(ev, sweep([s], 3, 2, spectrum="exact").spectra[0])
-    dep = bulk.t_departure(0.5, 0.25, 40, [1, 4], seed=1, draws=2)
+    dep = mixing.t_departure(0.5, 0.25, 40, [1, 4], seed=1, draws=2)
     assert dep.m4.shape == (2,) and dep.m4_predicted[0] > dep.m4_predicted[1] > dep.m4_law
     assert dep.edges == pytest.approx(theory.bulk_edges(0.5, 0.25))
 
@@ -279,11 +279,11 @@ def test_bad_input_raises_named_errors():
     with pytest.raises(ValueError, match="ratio"):
         bulk.mp_law(0.0)
     with pytest.raises(ValueError, match="V"):
-        bulk.token_mixing_moments(11, 10, [1.0], np.random.default_rng(0))
+        mixing.token_mixing_moments(11, 10, [1.0], np.random.default_rng(0))
     with pytest.raises(ValueError, match="w"):
-        bulk.m4_shift(0.5, 0.25, [0.0, 0.0])
+        mixing.m4_shift(0.5, 0.25, [0.0, 0.0])
     with pytest.raises(ValueError, match="draws"):
-        bulk.t_departure(0.5, 0.25, 40, [1], seed=0, draws=1)
+        mixing.t_departure(0.5, 0.25, 40, [1], seed=0, draws=1)
     with pytest.raises(ValueError, match="x"):
         law.cdf([np.nan])
 

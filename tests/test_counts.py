@@ -4,7 +4,7 @@ against the book's bulk law, exact moments, the lower edge, and a small Monte-Ca
 import numpy as np
 import pytest
 
-from attnlib import Setting, bulk, counts, positional, sweep, theory
+from attnlib import Setting, bulk, counts, mixing, positional, sweep, theory
 
 
 def test_count_population_is_poisson_over_its_mean():
@@ -18,12 +18,12 @@ def test_count_population_is_poisson_over_its_mean():
 
 @pytest.mark.parametrize("delta,gamma", [(0.25, 0.5), (0.5, 0.5), (0.3, 0.1)])
 def test_moments_against_the_bulk_law_and_m4_shift(delta, gamma):
-    """Same first three moments as kappa (MP x MP); the 4th exceeds it by delta gamma^2 (bulk.m4_shift, T_eff = 1)."""
+    """Same first three moments as kappa (MP x MP); the 4th exceeds it by delta gamma^2 (mixing.m4_shift, T_eff = 1)."""
     m = counts.moments(5, delta, gamma)
     b = theory.bulk_moments(5, delta, gamma)
     np.testing.assert_allclose(m[:3], b[:3], rtol=1e-12)
     assert m[1] == pytest.approx(1 + delta + gamma, rel=1e-12)
-    assert m[3] - b[3] == pytest.approx(bulk.m4_shift(delta, gamma, np.eye(4)[0]), rel=1e-9)
+    assert m[3] - b[3] == pytest.approx(mixing.m4_shift(delta, gamma, np.eye(4)[0]), rel=1e-9)
     assert m[3] - b[3] == pytest.approx(delta * gamma**2, rel=1e-9)
     np.testing.assert_allclose(counts.moments(3, delta, gamma, kappa=2.0), 2.0 ** np.arange(1, 4) * m[:3],
                                rtol=1e-12)

@@ -43,7 +43,6 @@ def test_density_matches_the_polynomial_method(delta, gamma):
     width = hi - lo
     x = lo + width * np.linspace(0.002, 0.998, 400)
     ours = np.asarray(theory.bulk_density(x, delta, gamma))
-    m, z = rmtool.m, rmtool.z
     L = rmtool.AtimesB(rmtool.wishartpol(sp.nsimplify(delta)), rmtool.wishartpol(sp.nsimplify(gamma)))
     theirs = np.abs(np.asarray(rmtool.Lmz2pdf(L, xx=x).best_density(), dtype=float))
     scale = ours.max()

@@ -130,7 +130,7 @@ def spectrum_theory(state: SpectrumState | None = None, *, points: int = 600, **
 
 
 def simulation_setting(state: SpectrumState, d: int = 400) -> Setting:
-    """The finite setting simulated for ``state`` at dimension ``d`` (>= 2), sized by :func:`sizes_for`."""
+    """The finite setting simulated for ``state`` at dimension ``d`` (>= 2), sized by :func:`attnlib.setting.sizes_for`."""
     if not isinstance(state, SpectrumState):
         raise ValueError(f"state must be a SpectrumState, got {state!r}")
     d = _v.positive_int("d", d, minimum=2)
