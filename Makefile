@@ -14,7 +14,8 @@ STAMP  := $(VENV)/.installed
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --all
-NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env
+# Chapters run in parallel, one per core (pytest-xdist, whole notebooks per worker: --dist loadfile).
+NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
 # Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1.
 BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser
 
