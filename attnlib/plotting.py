@@ -132,11 +132,17 @@ def spectrum_overlay(ax, eigenvalues, delta, gamma, kappa=1.0, *, bins=60, outli
 
 
 def correlation_heatmaps(axes, R_target, R_empirical, title=""):
-    """Target R and its Monte-Carlo estimate side by side, on a common colour scale."""
-    for ax, M, name in zip(axes, (R_target, R_empirical), ("target $R$", "empirical $\\xi^T\\xi/n$")):
+    """Target R and its Monte-Carlo estimate side by side (or one above the other), on a common colour scale.
+
+    The panels are titled "target" and "estimate", prefixed by ``title``; ticks mark positions 0, 5, 10, ...
+    """
+    for ax, M, name in zip(axes, (R_target, R_empirical), ("target", "estimate")):
         im = ax.imshow(M, vmin=-1, vmax=1, cmap="RdBu_r")
-        ax.set_title(f"{title} {name}".strip(), fontsize=9)
+        ax.set_title(f"{title}: {name}" if title else name, fontsize=9)
         ax.set_xlabel("position $s$")
         ax.set_ylabel("position $t$")
+        ticks = np.arange(0, M.shape[0], 5)
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
         ax.grid(False)
     return im

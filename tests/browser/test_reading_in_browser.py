@@ -132,3 +132,32 @@ def test_chapter_reads_as_a_book(doc, width, base_url, browser, screenshots_dir)
         "visible_code_lines": sum(c["lines"] for c in m["code"]), "height": m.get("height"),
         "problems": problems}
     assert not problems, f"{doc} at {width} px:\n  " + "\n  ".join(problems)
+
+
+def test_example_screenshots(base_url, browser, screenshots_dir):
+    """Element screenshots of the reading apparatus, from the model chapter at 1280 px (CI artifacts):
+    a folded code cell with its toggle, a captioned numbered figure, a proposition block and an exercise."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    page = context.new_page()
+    out = screenshots_dir / "examples"
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        page.goto(f"{base_url}book/01_model.html", wait_until="load")
+        page.evaluate("() => window.MathJax ? window.MathJax.startup.promise.then(() => true) : true")
+        targets = {
+            "folded-code.png": "div.cell.tag_hide-input",
+            "captioned-figure.png": "figure#fig-model-population",
+            "proposition-block.png": "div.proof.proposition, div.proposition",
+            "exercise.png": "div.exercise",
+        }
+        missing = []
+        for name, selector in targets.items():
+            element = page.query_selector(selector)
+            if element is None:
+                missing.append(f"{name}: {selector}")
+                continue
+            element.scroll_into_view_if_needed()
+            element.screenshot(path=str(out / name))
+        assert not missing, f"elements not found on the model chapter: {missing}"
+    finally:
+        context.close()
