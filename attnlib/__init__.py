@@ -12,6 +12,8 @@ Modules, by concept:
 * :mod:`~attnlib.weights`: pooling weights, alpha/kappa and the optimum (signed and non-negative);
 * :mod:`~attnlib.setting`: :class:`Setting`, one object for a finite setting (sizes, process, weights);
 * :mod:`~attnlib.model`: the generative model (vocabulary, tokens, pooling, population covariance);
+  :mod:`~attnlib.options`: departures from it (:mod:`~attnlib.noise`: noise laws and covariance; token
+  frequencies), :mod:`~attnlib.classes`: more than two classes;
 * :mod:`~attnlib.simulation` and :mod:`~attnlib.montecarlo`: one draw (:func:`simulate`) and the one
   Monte-Carlo engine (:func:`sweep`); :mod:`~attnlib.linalg`: eigen-solvers and numerical conventions;
   :mod:`~attnlib.operators`: S and the population covariance applied without forming them;
@@ -19,6 +21,8 @@ Modules, by concept:
   :mod:`~attnlib.density`: spectral densities by stochastic Lanczos quadrature;
 * :mod:`~attnlib.bulk`: spectra against the bulk law (laws as objects, distances, moments);
   :mod:`~attnlib.mixing`: the bulk at a finite number of tokens; :mod:`~attnlib.counts`: the one-token law;
+  :mod:`~attnlib.generalized`: the bulk and spike with a noise covariance or token frequencies;
+  :mod:`~attnlib.frequencies`: Zipf token frequencies and the effective vocabulary;
 * :mod:`~attnlib.fluctuations` and :mod:`~attnlib.tracy_widom`: finite-size fluctuations (edge scale,
   outlier variance) and the Tracy-Widom laws;
 * :mod:`~attnlib.attention`: finite-d causal self-attention in its limit; :mod:`~attnlib.layer`: the real
@@ -31,9 +35,10 @@ Modules, by concept:
   :mod:`~attnlib.webexplorer` (the live explorers of the HTML book; needs IPython).
 """
 
-from . import (attention, bulk, classifiers, controls, cost, counts, density, downstream, experiment, fluctuations,
-               layer, learning, limit, linalg, mixing, model, montecarlo, operators, plotting, positional, progress,
-               report, simulation, theory, tracy_widom, weights)
+from . import (attention, bulk, classes, classifiers, controls, cost, counts, density, downstream, experiment,
+               fluctuations, frequencies, generalized, layer, learning, limit, linalg, mixing, model, montecarlo,
+               noise, operators, options, plotting, positional, progress, report, simulation, theory, tracy_widom,
+               weights)
 from .limit import Limit
 from .montecarlo import sweep
 from .setting import Setting
@@ -41,6 +46,7 @@ from .simulation import simulate
 
 __all__ = ["theory", "limit", "positional", "weights", "model", "simulation", "montecarlo", "linalg", "operators",
            "cost", "density", "bulk", "mixing", "counts", "fluctuations", "tracy_widom", "attention", "layer",
+           "noise", "options", "generalized", "frequencies", "classes",
            "learning", "downstream", "experiment", "classifiers", "plotting", "report", "progress", "controls",
            "Limit", "Setting", "simulate", "sweep"]
 __version__ = "0.1.0"

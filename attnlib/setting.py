@@ -14,6 +14,7 @@ import numpy as np
 from . import _validate as _v
 from . import weights as _w
 from .limit import Limit
+from .options import ModelOptions
 from .positional import SignProcess
 
 __all__ = ["Setting", "sizes_for"]
@@ -44,6 +45,12 @@ class Setting:
 
     ``weights`` is an array of length T or one of "mean", "causal" (with ``tau``), "optimal".
     Derived scalars: delta = d/V, gamma = d/N, alpha = w^T R w, kappa = ||w||^2, theta = alpha(||mu||^2+delta)/kappa.
+
+    ``options`` (an :class:`attnlib.options.ModelOptions`, default None: the book's model) changes the noise
+    law, the noise covariance or the token frequencies of what :func:`attnlib.simulate` and
+    :func:`attnlib.sweep` draw. The theory a Setting reads through to its :class:`~attnlib.limit.Limit` is the book's model's:
+    it holds for any noise law with a finite fourth moment, while a covariance or token frequencies need
+    :mod:`attnlib.generalized` and :mod:`attnlib.frequencies`.
     """
 
     d: int
@@ -54,6 +61,7 @@ class Setting:
     weights: np.ndarray | str = "mean"
     tau: float = 0.0
     label: str = field(default="", compare=False)
+    options: ModelOptions | None = field(default=None, compare=False)
     scheme: str = field(default="custom", init=False, repr=False)
 
     def __post_init__(self):
@@ -69,6 +77,10 @@ class Setting:
         object.__setattr__(self, "weights", w)
         if not self.label:
             object.__setattr__(self, "label", label)
+        if self.options is not None:
+            if not isinstance(self.options, ModelOptions):
+                raise ValueError(f"options must be an attnlib.options.ModelOptions or None, got {self.options!r}")
+            self.options.check(self.d, self.V)
 
     def replace(self, **changes) -> "Setting":
         """A copy with some fields changed.
@@ -79,7 +91,8 @@ class Setting:
         """
         by_name = self.scheme != "custom"
         fields = dict(d=self.d, V=self.V, N=self.N, mu_norm2=self.mu_norm2, process=self.process,
-                      weights=self.scheme if by_name else self.weights, tau=self.tau, label=self.label)
+                      weights=self.scheme if by_name else self.weights, tau=self.tau, label=self.label,
+                      options=self.options)
         if ("weights" in changes or (by_name and ("process" in changes or "tau" in changes))) and "label" not in changes:
             fields["label"] = ""
         fields.update(changes)
@@ -155,4 +168,5 @@ class Setting:
 
     def __repr__(self) -> str:
         return (f"Setting(d={self.d}, V={self.V}, N={self.N}, T={self.T}, mu_norm2={self.mu_norm2:g}, "
-                f"process={self.process.name}, weights={self.label})")
+                f"process={self.process.name}, weights={self.label}"
+                + (f", options={self.options!r})" if self.options is not None else ")"))

@@ -174,12 +174,16 @@ def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | No
     ``pool_workers``: threads for the pooling product of the dense path (None: the usable cores).
     """
     kind, estimator = spectrum_option(spectrum, level)
+    options = setting.options
+    if level == "population" and options is not None and options.frequencies is not None:
+        raise ValueError("level='population' does not support token frequencies: use "
+                         "attnlib.model.population_covariance with the vocabulary")
     cost = plan(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)
     _cost.check_memory(cost)
     double = level == "population" or kind == "exact" or (cost.method == "dense" and k >= min(setting.N, setting.d) - 1)
     if vocabulary is None:
         vocabulary = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng,
-                                     dtype=np.float64 if double else LANCZOS_DTYPE)
+                                     dtype=np.float64 if double else LANCZOS_DTYPE, options=options)
     spec = density = None
     if level == "population":
         vals, vecs = population_top(vocabulary, setting, k, centered=centered, method=cost.method)
@@ -194,10 +198,15 @@ def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | No
                 level=level, method=cost.method, density=density)
 
 
+def _frequencies(setting):
+    """The within-class token frequencies of ``setting`` (None: uniform)."""
+    return None if setting.options is None else setting.options.frequencies
+
+
 def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
     """Top-k eigenpairs (and the spectrum if ``full``) of S formed from fresh sequences over ``vocabulary``."""
     dtype = np.float64 if full or k >= min(setting.N, setting.d) - 1 else LANCZOS_DTYPE
-    _, tokens = _draw_tokens(setting.process, setting.V, setting.N, rng)
+    _, tokens = _draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
     C = _pool_table(vocabulary.table.astype(dtype, copy=False), tokens, setting.weights, pool_workers)
     if centered:  # in place: C is ours
         C -= C.mean(axis=0, dtype=np.float64).astype(dtype)
@@ -206,7 +215,7 @@ def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
 
 def _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator):
     """Top-k eigenpairs (and a density estimate if ``estimator``) of S applied through the table."""
-    _, tokens = _draw_tokens(setting.process, setting.V, setting.N, rng)
+    _, tokens = _draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
     op = SampleCovariance.from_tokens(vocabulary.table.astype(LANCZOS_DTYPE, copy=False), tokens, setting.weights,
                                       centered=centered)
     del tokens

@@ -1,0 +1,69 @@
+"""More than two classes (attnlib.classes): the label chain, the K-class vocabulary, the rank-(K-1) spike, the
+reduction to the book's model at K = 2, and the Monte-Carlo engine for K classes."""
+
+import numpy as np
+import pytest
+
+from attnlib import Setting, classes, noise, positional, sweep, theory, weights
+from attnlib.options import ModelOptions
+
+
+def test_label_chain_correlation():
+    chain = classes.LabelChain(K=3, T=6, p=0.5)
+    labels = chain.sample(40_000, np.random.default_rng(0))
+    assert np.bincount(labels.ravel(), minlength=3) / labels.size == pytest.approx(np.full(3, 1 / 3), abs=0.01)
+    onehot = np.eye(3)[labels] - 1 / 3  # (N, T, K)
+    emp = np.einsum("ntk,nsk->ts", onehot, onehot) / labels.shape[0] / (2 / 3)  # trace of (I - 11^T/K)/K
+    np.testing.assert_allclose(emp, chain.R, atol=0.02)
+
+
+def test_scatter_and_spikes():
+    M = np.array([[1.0, 0.5, 0.2], [1.0, -0.5, -0.2], [-1.0, 0.5, -0.2], [-1.0, -0.5, 0.2]])
+    np.testing.assert_allclose(classes.scatter_eigenvalues(M), [1.0, 0.25, 0.04])
+    sp = classes.spikes(M, 0.5, 0.5, 2.0, 0.1)
+    np.testing.assert_allclose(sp.theta, 2.0 * (np.array([1.0, 0.25, 0.04]) + 0.5))
+    ref = theory.spike(sp.theta, 0.5, 0.5, 0.1)
+    np.testing.assert_allclose(sp.sample_overlap, ref.sample_overlap)
+
+
+def test_two_classes_are_the_book_model():
+    T, w = 8, weights.mean(8)
+    cs = classes.ClassSetting(d=200, V=400, N=800, means=[[0.8], [-0.8]], chain=classes.LabelChain(2, T, 0.5),
+                              weights=w)
+    book = Setting(d=200, V=400, N=800, mu_norm2=0.64, process=positional.markov(T, 0.5), weights=w)
+    assert cs.alpha == pytest.approx(book.alpha) and cs.kappa == pytest.approx(book.kappa)
+    assert cs.spikes().sample_eigenvalue[0] == pytest.approx(book.signal_h().sample_eigenvalue)
+    a, b = classes.sweep(cs, 5, 6, k=1), sweep(book, 5, 6, k=1)
+    # different samplers, the same law: means of 6 draws agree within their spread (sd about 3%)
+    assert a.eigenvalues.mean() == pytest.approx(b.top.mean(), rel=0.05)
+    assert a.overlaps[..., 0, 0].mean() == pytest.approx(b.mean("overlap_h")[0], abs=0.06)
+
+
+def test_vocabulary_centroids_and_directions():
+    M = np.array([[2.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
+    voc = classes.draw_vocabulary(50, 300, M, np.random.default_rng(1), options=ModelOptions(noise=noise.rademacher()))
+    for k in range(3):
+        np.testing.assert_allclose(voc.centroids[k], voc.table[voc.labels == k].mean(axis=0), atol=1e-12)
+    vals, b = voc.directions()
+    assert vals.shape == (2,) and np.allclose(b.T @ b, np.eye(2), atol=1e-10)
+    np.testing.assert_allclose(vals, np.sort(classes.scatter_eigenvalues(M))[::-1] + 50 / 300, rtol=0.3)
+
+
+def test_sweep_is_reproducible():
+    cs = classes.ClassSetting(d=60, V=120, N=240, means=np.eye(3), chain=classes.LabelChain(3, 4, 0.3),
+                              weights=np.ones(4))
+    a, b = classes.sweep([cs, cs], 9, 2, k=2), classes.sweep([cs, cs], 9, 2, k=2)
+    np.testing.assert_array_equal(a.eigenvalues, b.eigenvalues)
+    assert a.overlaps.shape == (2, 2, 2, 2) and not np.array_equal(a.eigenvalues[0, 0], a.eigenvalues[0, 1])
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: classes.LabelChain(1, 4, 0.5), "K must be"),
+    (lambda: classes.LabelChain(3, 4, 1.5), "p must be"),
+    (lambda: classes.ClassSetting(60, 120, 240, np.eye(3), classes.LabelChain(2, 4, 0.3), np.ones(4)), "K = 3"),
+    (lambda: classes.ClassSetting(60, 100, 240, np.eye(3), classes.LabelChain(3, 4, 0.3), np.ones(4)), "multiple"),
+    (lambda: classes.draw_vocabulary(10, 30, [[1.0]], np.random.default_rng(0)), "K >= 2"),
+])
+def test_validation(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
