@@ -25,6 +25,7 @@ hypothesis = pytest.importorskip("hypothesis", reason="property tests need the o
                                                       "pip install -e '.[test]' (make test installs it)")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
+# derandomize: the examples are fixed (a reproducible CI), the same for every run
 EXAMPLES = 200
 MASS_EXAMPLES = 60  # each needs an adaptive quadrature
 
@@ -62,7 +63,7 @@ def _mass(delta, gamma, kappa):
     return value
 
 
-@settings(max_examples=MASS_EXAMPLES, deadline=None)
+@settings(max_examples=MASS_EXAMPLES, deadline=None, derandomize=True)
 @given(delta=ratio, gamma=ratio, kappa=scale, u=unit)
 def test_density_is_finite_non_negative_and_has_mass_one_minus_atom(delta, gamma, kappa, u):
     lo, hi = theory.bulk_edges(delta, gamma, kappa)
@@ -72,10 +73,12 @@ def test_density_is_finite_non_negative_and_has_mass_one_minus_atom(delta, gamma
     assert np.all(np.isfinite(dens)) and np.all(dens >= 0)
     assert dens[-1] == 0.0 and dens[-2] == 0.0
     mass = _mass(delta, gamma, kappa)
-    assert mass == pytest.approx(1.0 - theory.zero_atom(delta, gamma), abs=1e-6)
+    # 1e-5: the quadrature's own accuracy next to a hard edge at 0 (delta, gamma -> 1); a wrong density or a
+    # wrong atom is off by far more (e.g. the MP_delta law alone misses the mass by the atom's change)
+    assert mass == pytest.approx(1.0 - theory.zero_atom(delta, gamma), abs=1e-5)
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(delta=ratio, gamma=ratio, kappa=scale, u=st.floats(-0.9, 3.0))
 def test_outliers_exist_iff_above_threshold_and_lie_outside_the_bulk(delta, gamma, kappa, u):
     theta_pop, theta_smp = theory.thresholds(delta, gamma)
@@ -91,7 +94,7 @@ def test_outliers_exist_iff_above_threshold_and_lie_outside_the_bulk(delta, gamm
         assert sp.sample_eigenvalue >= sp.population_eigenvalue * (1 - 1e-12)
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(delta=ratio, gamma=ratio, theta=log_uniform(1e-4, 1e4))
 def test_overlaps_in_unit_interval(delta, gamma, theta):
     sp = theory.spike(theta, delta, gamma)
@@ -100,7 +103,7 @@ def test_overlaps_in_unit_interval(delta, gamma, theta):
     assert sp.sample_overlap <= sp.population_overlap + 1e-12  # sampling cannot improve the alignment
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(delta=ratio, gamma=ratio)
 def test_overlaps_vanish_continuously_at_the_thresholds(delta, gamma):
     theta_pop, theta_smp = theory.thresholds(delta, gamma)
@@ -114,7 +117,7 @@ def test_overlaps_vanish_continuously_at_the_thresholds(delta, gamma):
     assert just_smp.sample_eigenvalue == pytest.approx(upper, rel=1e-5)
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(gamma=log_uniform(1e-3, 1e2), ratio_=log_uniform(1.01, 1e3))
 def test_classical_bbp_as_delta_vanishes(gamma, ratio_):
     """delta -> 0: threshold sqrt(gamma), outlier (1 + t)(1 + gamma/t), overlap (1 - gamma/t^2)/(1 + gamma/t)."""
