@@ -74,6 +74,12 @@ browser-test: $(STAMP)
 execute: $(STAMP)
 	$(BIN)/python scripts/execute_notebook.py --all
 
+# `make data`: regenerate book/data/finite_size.npz, the large-d simulations of the chapter "How large is
+# large?" (about 35 minutes on two shared cores; the file records seeds, sizes, versions and timings).
+.PHONY: data
+data: $(STAMP)
+	$(BIN)/python scripts/make_data.py
+
 # Jupyter refuses to start as root without --allow-root (containers, CI machines).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 

@@ -24,7 +24,8 @@ Modules, by concept:
   :mod:`~attnlib.generalized`: the bulk and spike with a noise covariance or token frequencies;
   :mod:`~attnlib.frequencies`: Zipf token frequencies and the effective vocabulary;
 * :mod:`~attnlib.fluctuations` and :mod:`~attnlib.tracy_widom`: finite-size fluctuations (edge scale,
-  outlier variance) and the Tracy-Widom laws;
+  outlier variance, critical window) and the Tracy-Widom laws; :mod:`~attnlib.finite_size`: the estimators
+  that measure them (variance by source, scaling collapse, the d a precision needs);
 * :mod:`~attnlib.attention`: finite-d causal self-attention in its limit; :mod:`~attnlib.layer`: the real
   layer end to end; :mod:`~attnlib.learning`: learned positional attention;
 * :mod:`~attnlib.downstream`, :mod:`~attnlib.experiment` and :mod:`~attnlib.classifiers`: the downstream
@@ -36,17 +37,17 @@ Modules, by concept:
 """
 
 from . import (attention, bulk, classes, classifiers, controls, cost, counts, density, downstream, experiment,
-               fluctuations, frequencies, generalized, layer, learning, limit, linalg, mixing, model, montecarlo,
-               noise, operators, options, plotting, positional, progress, report, simulation, theory, tracy_widom,
-               weights)
+               finite_size, fluctuations, frequencies, generalized, layer, learning, limit, linalg, mixing, model,
+               montecarlo, noise, operators, options, plotting, positional, progress, report, simulation, theory,
+               tracy_widom, weights)
 from .limit import Limit
 from .montecarlo import sweep
 from .setting import Setting
 from .simulation import simulate
 
 __all__ = ["theory", "limit", "positional", "weights", "model", "simulation", "montecarlo", "linalg", "operators",
-           "cost", "density", "bulk", "mixing", "counts", "fluctuations", "tracy_widom", "attention", "layer",
-           "noise", "options", "generalized", "frequencies", "classes",
+           "cost", "density", "bulk", "mixing", "counts", "fluctuations", "finite_size",
+           "tracy_widom", "attention", "layer", "noise", "options", "generalized", "frequencies", "classes",
            "learning", "downstream", "experiment", "classifiers", "plotting", "report", "progress", "controls",
            "Limit", "Setting", "simulate", "sweep"]
 __version__ = "0.1.0"

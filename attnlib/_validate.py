@@ -115,6 +115,14 @@ def probability_like(name: str, value, low: float = -1.0, high: float = 1.0) -> 
     return float(arr)
 
 
+def finite_array(name: str, value) -> np.ndarray:
+    """Return ``value`` as a float array of any shape (a scalar gives a 0-d array) after checking it is finite."""
+    arr = _as_real_array(name, value)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers, got {_short(value)}")
+    return arr
+
+
 def finite_vector(name: str, value) -> np.ndarray:
     """Return a 1-D float array after checking it is non-empty and finite."""
     arr = _as_real_array(name, value)

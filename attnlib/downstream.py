@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _validate as _v
-from . import theory
+from . import fluctuations, theory
 from .classifiers import DEFAULT_LAMBDAS
 from .positional import SignProcess
 from .setting import Setting
@@ -225,13 +225,23 @@ def fisher_accuracy(setting: Setting, position: int | None = None) -> float:
 
 
 def in_critical_window(setting: Setting) -> bool:
-    """True if theta is within a relative d^(-1/3) of the sample threshold theta_s (the BBP critical window).
+    r"""True if theta is inside the critical window of the sample transition at this d.
 
-    There the finite-d outlier and overlap are smoothed versions of the limiting curves (which have a kink at
-    theta_s), so comparisons with the limit are only made outside the window.
+    With :math:`x = \theta - \delta`, :math:`x_*` the sample threshold and :math:`w_d = \sqrt{2\ell/z''(x_*)}`
+    the window width (:func:`attnlib.fluctuations.window_width`, proportional to :math:`d^{-1/3}`; :math:`\ell` is
+    the Tracy-Widom scale of the edge), the point is in the window when :math:`|x - x_*| < \sqrt{q}\,w_d`, with
+    q = 0.98 the 95% quantile of TW_1 (:func:`attnlib.fluctuations.edge_quantile` at
+    :data:`attnlib.fluctuations.WINDOW_LEVEL`). Reason: the limit outlier sits
+    :math:`z(x) - E \approx \ell\,(x - x_*)^2 / w_d^2` above the edge E, so inside the window it would lie below
+    the 95% quantile of the top eigenvalue of a matrix without signal, and the finite-d outlier and overlap are
+    smoothed versions of the limiting curves (which have a kink at :math:`x_*`); the chapter "How large is
+    large?" measures the smoothing (a function of :math:`(x - x_*)/w_d` alone). Comparisons with the limit are
+    only made outside the window. This replaces the earlier rule :math:`|\theta/\theta_s - 1| < d^{-1/3}`,
+    whose constant had no derivation (at delta = 1/2 its half-width is 0.77 to 0.98 :math:`w_d` for gamma = 1 to 1/4).
     """
     _v.setting(setting)
-    return bool(abs(setting.theta / setting.thresholds()[1] - 1) < setting.d ** (-1 / 3))
+    t = fluctuations.window_position(setting.theta, setting.delta, setting.gamma, setting.d)
+    return bool(abs(t) < np.sqrt(fluctuations.edge_quantile(fluctuations.WINDOW_LEVEL)))
 
 
 def samples_threshold(setting: Setting) -> float:

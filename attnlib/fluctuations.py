@@ -17,6 +17,11 @@ No outlier: the edge
     (the Tracy-Widom scale :math:`(c\,d)^{-2/3}`) and :func:`standardize`; the standardised top eigenvalue is
     compared with :mod:`attnlib.tracy_widom`.
 
+The critical window of the sample transition
+    :func:`window_width` (width :math:`\sqrt{2\ell/z''(x_*)} \propto d^{-1/3}` in ``x``), :func:`window_position`
+    (the distance to the threshold in window widths) and :func:`edge_quantile` (quantiles of
+    :math:`\mathrm{TW}_1`, which set the window's half-width :data:`WINDOW_LEVEL`).
+
 An outlier: Gaussian fluctuations of order :math:`d^{-1/2}`
     :func:`outlier_variance` (the variance split by source) and :func:`outlier_sd`; :func:`fourth_moment_ratio`
     estimates the one property of the sign process and weights they need beyond ``alpha`` and ``kappa``,
@@ -26,14 +31,20 @@ An outlier: Gaussian fluctuations of order :math:`d^{-1/2}`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+from scipy.optimize import brentq
 
 from . import _validate as _v
-from . import theory
+from . import theory, tracy_widom
 
-__all__ = ["OutlierVariance", "edge_constant", "edge_scale", "fourth_moment_ratio", "outlier_sd",
-           "outlier_variance", "standardize"]
+__all__ = ["OutlierVariance", "WINDOW_LEVEL", "edge_constant", "edge_quantile", "edge_scale", "fourth_moment_ratio",
+           "outlier_sd", "outlier_variance", "standardize", "window_position", "window_width"]
+
+#: Probability level of the critical window. A point is in the window when its limit outlier would sit less than
+#: the ``WINDOW_LEVEL`` quantile of TW_1 (in units of the edge scale) above the edge; see :func:`window_width`.
+WINDOW_LEVEL = 0.95
 
 
 def _ratios(delta, gamma, kappa):
@@ -141,15 +152,62 @@ def standardize(top, delta, gamma, kappa, d):
     agrees with TW_1 within a few per cent. Part of the offset is the degrees of freedom lost to centring the
     pooled vectors (evaluate the edge at N - 1 instead of N).
     """
-    try:
-        arr = np.asarray(top, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"top must be a real number or an array of real numbers, got {top!r}") from None
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"top must contain only finite numbers, got {top!r}")
+    arr = _v.finite_array("top", top)
     upper = theory.bulk_edges(delta, gamma, kappa)[1]
     out = (arr - upper) / edge_scale(delta, gamma, kappa, d)
     return float(out) if out.ndim == 0 else out
+
+
+@lru_cache(maxsize=16)
+def edge_quantile(p: float = WINDOW_LEVEL) -> float:
+    """The ``p`` quantile of TW_1 (``tracy_widom.cdf(q) = p``): a top eigenvalue without an outlier exceeds
+    ``E + q * edge_scale`` with probability about ``1 - p`` (0.99: q = 2.02; 0.95: q = 0.98)."""
+    p = _v.positive("p", p)
+    if not p < 1:
+        raise ValueError(f"p must be a probability in (0, 1), got {p!r}")
+    return float(brentq(lambda s: tracy_widom.cdf(s) - p, -8.0, 8.0, xtol=1e-12))
+
+
+def window_width(delta, gamma, d) -> float:
+    r"""Width :math:`w_d = \sqrt{2\ell/z''(x_*)}` of the critical window of the sample transition, in ``x``.
+
+    Derivation. Near the threshold the limit outlier is :math:`z(x) = E + \tfrac12 z''(x_*)(x - x_*)^2 + \dots`
+    (``z`` has its minimum ``E`` at :math:`x_*`), so at :math:`x = x_* + t\,w_d` it sits :math:`\ell t^2` above
+    the edge, with :math:`\ell = (c\,d)^{-2/3}` the Tracy-Widom scale (:func:`edge_scale`). The outlier is
+    told apart from the edge's own fluctuations only when :math:`t^2` exceeds a quantile of TW_1, hence a
+    window :math:`|x - x_*| \lesssim w_d \propto d^{-1/3}` (Baik, Ben Arous and Peche 2005). Both
+    :math:`\ell` and :math:`z''` are proportional to kappa, which cancels.
+
+    Parameters
+    ----------
+    delta, gamma : float
+        Ratios d/V and d/N (> 0).
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    float
+        :math:`w_d` (the same for every kappa); :math:`w_d = w_1 d^{-1/3}` exactly.
+    """
+    delta, gamma, _ = _ratios(delta, gamma, 1.0)
+    x_star = theory.critical_x(delta, gamma)[0]
+    s2, s3 = delta + gamma + delta * gamma, delta * gamma
+    z2 = 2.0 * s2 / x_star**3 + 6.0 * s3 / x_star**4
+    return float(np.sqrt(2.0 * edge_scale(delta, gamma, 1.0, d) / z2))
+
+
+def window_position(theta, delta, gamma, d):
+    r"""Distance to the sample threshold in window widths, :math:`t = (\theta - \delta - x_*) / w_d`.
+
+    ``theta`` may be an array. A point is in the critical window when ``|t| < sqrt(edge_quantile())``:
+    there the limit outlier would sit less than the :data:`WINDOW_LEVEL` (95%) quantile of the edge's Tracy-Widom
+    fluctuation above E.
+    """
+    delta, gamma, _ = _ratios(delta, gamma, 1.0)
+    theta = _v.finite_array("theta", theta)
+    t = (theta - delta - theory.critical_x(delta, gamma)[0]) / window_width(delta, gamma, d)
+    return float(t) if t.ndim == 0 else t
 
 
 @dataclass(frozen=True)

@@ -275,6 +275,33 @@ def test_critical_window():
         ds.in_critical_window("mean")
 
 
+@pytest.mark.parametrize("d,gamma", [(400, 0.5), (3200, 0.5), (400, 4.0)])
+def test_critical_window_is_the_tracy_widom_rule(d, gamma):
+    """In the window iff |x - x*| < sqrt(q_0.95) w_d (q_0.95 = 0.98, the 95% quantile of TW_1)."""
+    from attnlib import fluctuations as fl
+
+    base = _setting(weights="mean", d=d, V=2 * d, N=int(d / gamma))
+    half = np.sqrt(fl.edge_quantile(0.95)) * fl.window_width(base.delta, base.gamma, d)
+    x_star = theory.critical_x(base.delta, base.gamma)[0]
+    for factor, inside in [(-0.98, True), (0.0, True), (0.98, True), (-1.02, False), (1.02, False), (3.0, False)]:
+        assert ds.in_critical_window(base.with_theta(base.delta + x_star + factor * half)) is inside
+
+
+def test_critical_window_edge_is_where_the_outlier_meets_the_quantile():
+    """At the window's upper edge the limit outlier sits q_0.95 edge scales above E, up to O(w_d) = O(d^(-1/3))."""
+    from attnlib import fluctuations as fl
+
+    q, deficits = fl.edge_quantile(0.95), []
+    for d in (3200, 25600):
+        base = _setting(weights="mean", d=d, V=2 * d, N=d)
+        x_star = theory.critical_x(base.delta, base.gamma)[0]
+        s = base.with_theta(base.delta + x_star + np.sqrt(q) * fl.window_width(base.delta, base.gamma, d))
+        above = (s.signal_h().sample_eigenvalue - s.bulk_edges()[1]) / fl.edge_scale(s.delta, s.gamma, s.kappa, d)
+        deficits.append(1 - above / q)
+    assert 0 < deficits[1] < deficits[0] < 0.15
+    assert deficits[1] / deficits[0] == pytest.approx(8 ** (-1 / 3), rel=0.15)
+
+
 def test_samples_threshold_puts_theta_on_the_sample_threshold():
     for weights in ("mean", "causal", "optimal"):
         s = _setting(weights=weights)

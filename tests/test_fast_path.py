@@ -9,7 +9,6 @@
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from attnlib import Setting, linalg, model, positional as P, simulate, simulation
 

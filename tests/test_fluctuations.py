@@ -114,3 +114,34 @@ def test_fourth_moment_ratio():
 def test_inputs_are_validated(call):
     with pytest.raises(ValueError):
         call()
+
+
+# ------------------------------------------------------------------------------------------ critical window
+
+
+def test_edge_quantiles_are_the_tracy_widom_quantiles():
+    from attnlib import tracy_widom
+
+    for p, q in [(0.95, 0.98), (0.99, 2.02)]:  # Johnstone (2001), Table 1
+        assert fl.edge_quantile(p) == pytest.approx(q, abs=0.01)
+        assert tracy_widom.cdf(fl.edge_quantile(p)) == pytest.approx(p, abs=1e-10)
+    with pytest.raises(ValueError, match="p"):
+        fl.edge_quantile(1.0)
+
+
+@pytest.mark.parametrize("delta,gamma", [(0.5, 0.25), (2.0, 1.0), (0.1, 3.0)])
+def test_window_width_is_where_the_outlier_leaves_the_edge(delta, gamma):
+    """w_d = sqrt(2 l / z''(x*)): the limit outlier at x* + t w_d sits l t^2 above the edge (t -> 0)."""
+    w = fl.window_width(delta, gamma, 1000)
+    assert fl.window_width(delta, gamma, 8000) == pytest.approx(w / 2, rel=1e-12)  # d^(-1/3)
+    x_star = th.critical_x(delta, gamma)[0]
+    upper = th.bulk_edges(delta, gamma, 0.3)[1]
+    ell = fl.edge_scale(delta, gamma, 0.3, 1000)
+    for eps in (1e-2, 1e-3):
+        lam = th.outlier_map(x_star + eps * w, delta, gamma, 0.3)
+        assert (lam - upper) / (ell * eps**2) == pytest.approx(1.0, rel=20 * eps)  # kappa cancels
+    assert fl.window_position(delta + x_star, delta, gamma, 1000) == pytest.approx(0.0, abs=1e-12)
+    pos = fl.window_position(delta + x_star + np.array([-w, 2 * w]), delta, gamma, 1000)
+    np.testing.assert_allclose(pos, [-1.0, 2.0], rtol=1e-10)
+    with pytest.raises(ValueError, match="theta"):
+        fl.window_position(np.nan, delta, gamma, 1000)

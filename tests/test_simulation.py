@@ -11,7 +11,7 @@ about 4 standard errors.
 import numpy as np
 import pytest
 
-from attnlib import Setting, linalg, model, positional as P, simulate, simulation, theory
+from attnlib import Setting, linalg, model, positional as P, simulate, theory
 
 BASE = Setting(d=600, V=1200, N=2400, mu_norm2=1.0, process=P.markov(16, 0.6), weights="mean")
 CASES = [(0.3, "mean"), (1.0, "mean"), (1.0, "optimal"), (2.0, "optimal"), (1.0, "causal")]

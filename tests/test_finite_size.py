@@ -1,0 +1,138 @@
+"""Finite-size measurements: draws with their centroid, nested designs, variance split, scaling collapse."""
+
+import numpy as np
+import pytest
+
+from attnlib import Setting, finite_size, positional, simulate
+from attnlib.montecarlo import streams, sweep
+
+BASE = Setting(d=120, V=240, N=480, mu_norm2=0.5, process=positional.prefix(8, 3), weights="mean")
+
+
+@pytest.mark.parametrize("k,spectrum", [(1, None), (2, None), (2, "exact")])
+def test_centroid_draw_is_the_engine_draw(k, spectrum):
+    stream = streams(3, 4)[2]
+    plain = simulate(BASE, np.random.default_rng(stream), k=k, spectrum=spectrum)
+    draw, h2 = finite_size.centroid_draw(BASE, np.random.default_rng(stream), k=k, spectrum=spectrum)
+    assert np.array_equal(plain.top_eigenvalues, draw.top_eigenvalues)
+    assert np.array_equal(plain.overlaps, draw.overlaps)
+    engine = sweep(BASE, 3, 4, k=k, spectrum=spectrum)
+    assert np.array_equal(engine.eigenvalues[0, 2], draw.top_eigenvalues)
+    # ||h||^2 = ||mu + Zs/V||^2 has mean ||mu||^2 + delta
+    assert abs(h2 - (BASE.mu_norm2 + BASE.delta)) < 6 * np.sqrt((2 * 0.25 + 4 * 0.5 * 0.5) / BASE.d)
+
+
+def test_nested_draws_layout_and_reproducibility():
+    nest = finite_size.nested_draws(BASE, 11, 3, 2)
+    assert nest.top.shape == nest.overlap_h.shape == (3, 2) and nest.h_norm2.shape == (3,)
+    first = simulate(BASE, np.random.default_rng(np.random.SeedSequence(11).spawn(3)[1]))
+    assert first.top == nest.top[1, 0] and first.overlap_h == nest.overlap_h[1, 0]
+    assert nest.top[1, 0] != nest.top[1, 1]  # fresh sequences on the same vocabulary
+    again = finite_size.nested_draws(BASE, 11, 3, 2)
+    assert np.array_equal(again.top, nest.top) and np.array_equal(again.h_norm2, nest.h_norm2)
+    with pytest.raises(ValueError, match="sequences"):
+        finite_size.nested_draws(BASE, 11, 3, 1)
+
+
+def test_variance_split_recovers_known_components():
+    rng = np.random.default_rng(0)
+    K, J, between, within = 400, 6, 0.5, 2.0
+    values = 3 + np.sqrt(between) * rng.standard_normal((K, 1)) + np.sqrt(within) * rng.standard_normal((K, J))
+    split = finite_size.variance_split(values, np.random.default_rng(1))
+    # standard errors: within ~ within sqrt(2 / (K (J - 1))) = 0.063; between ~ 0.05
+    assert split.within == pytest.approx(within, abs=4 * split.within_se)
+    assert split.between == pytest.approx(between, abs=4 * split.between_se)
+    assert 0.03 < split.within_se < 0.12 and 0.02 < split.between_se < 0.1
+    assert split.total == pytest.approx(split.within + split.between)
+    with pytest.raises(ValueError, match="values"):
+        finite_size.variance_split(values[:, :1], rng)
+
+
+def _synthetic(nu, ds, noise=0.0, draws=1, seed=0):
+    """Curves y = d^(-nu) G(d^nu x) on a grid of x = t d^(-nu0) (nu0 = 1/3), with optional noisy draws."""
+    rng = np.random.default_rng(seed)
+    G = lambda u: 0.5 * np.exp(-((u - 0.3) ** 2)) + 0.1 * np.tanh(u)  # noqa: E731
+    t = np.linspace(-2.5, 3.0, 9)
+    offsets = [t * d ** (-1 / 3) for d in ds]
+    exact = [d ** (-nu) * G(d**nu * x) for d, x in zip(ds, offsets)]
+    samples = [y[:, None] + noise * d ** (-nu) * rng.standard_normal((y.size, draws)) for d, y in zip(ds, exact)]
+    return offsets, exact, samples
+
+
+def test_collapse_exponent_recovers_a_known_exponent():
+    ds = (250, 1000, 4000, 16000)
+    for nu in (0.25, 1 / 3, 0.4):
+        offsets, exact, _ = _synthetic(nu, ds)
+        errors = [np.full(x.size, 0.02 * d ** (-nu)) for x, d in zip(offsets, ds)]
+        fit = finite_size.collapse_exponent(ds, offsets, exact, errors)
+        assert fit == pytest.approx(nu, abs=2e-3)
+        assert finite_size.collapse_misfit(fit, ds, offsets, exact, errors) < 1.0
+        assert finite_size.collapse_misfit(fit + 0.1, ds, offsets, exact, errors) > 5
+
+
+def test_bootstrap_exponent_spread_covers_the_truth():
+    ds = (250, 1000, 4000)
+    offsets, _, samples = _synthetic(1 / 3, ds, noise=0.2, draws=40, seed=2)
+    limits = [np.zeros(x.size) for x in offsets]
+    nu, boot = finite_size.bootstrap_exponent(ds, offsets, samples, limits, np.random.default_rng(3), resamples=40)
+    assert boot.shape == (40,) and boot.std(ddof=1) > 0
+    assert abs(nu - 1 / 3) < 4 * boot.std(ddof=1) + 0.01
+
+
+def test_collapse_validation():
+    offsets, exact, _ = _synthetic(1 / 3, (250, 1000))
+    errors = [np.ones(x.size) for x in offsets]
+    with pytest.raises(ValueError, match="at least two"):
+        finite_size.collapse_misfit(0.3, (250,), offsets[:1], exact[:1], errors[:1])
+    with pytest.raises(ValueError, match="increasing"):
+        finite_size.collapse_misfit(0.3, (250, 1000), [offsets[0][::-1], offsets[1]], exact, errors)
+    with pytest.raises(ValueError, match="overlap"):
+        finite_size.collapse_misfit(0.3, (250, 1000), [offsets[0], offsets[1] + 100], exact, errors)
+    with pytest.raises(ValueError, match="bounds"):
+        finite_size.collapse_exponent((250, 1000), offsets, exact, errors, bounds=(0.5, 0.1))
+
+
+# ------------------------------------------------------------------------------------------ rules
+
+
+def test_overlap_slope_is_the_derivative_of_the_limit_overlap():
+    from attnlib import theory
+
+    for delta, gamma in [(0.5, 0.25), (1.0, 1.0), (2.0, 0.3)]:
+        x = theory.critical_x(delta, gamma)[0]
+        s2 = delta + gamma + delta * gamma
+        closed = (3 * x**2 - s2) / (x**2 * (x + gamma))  # d/dx of (x^3 - s2 x - 2 s3) / (x^2 (x + gamma))
+        assert finite_size.overlap_slope(delta, gamma) == pytest.approx(closed, rel=1e-5)
+
+
+def test_window_dimension_inverts_in_critical_window():
+    from attnlib import downstream, theory
+
+    base = Setting(d=400, V=800, N=1600, mu_norm2=0.5, process=positional.prefix(16, 4), weights="mean")
+    x_star = theory.critical_x(0.5, 0.25)[0]
+    for gap in (-0.3, 0.05, 0.2):
+        d_w = finite_size.window_dimension(0.5 + x_star + gap, 0.5, 0.25)
+        for d, inside in ((int(d_w * 0.9), True), (int(d_w * 1.1) + 2, False)):
+            s = base.at_dimension(max(d, 4)).with_theta(0.5 + x_star + gap)
+            assert downstream.in_critical_window(s) is inside, (gap, d)
+    assert finite_size.window_dimension(0.5 + x_star, 0.5, 0.25) == np.inf
+
+
+def test_overlap_dimension_rule():
+    from attnlib import fluctuations, theory
+
+    x_star = theory.critical_x(0.5, 0.25)[0]
+    a, w1 = finite_size.overlap_slope(0.5, 0.25), fluctuations.window_width(0.5, 0.25, 1)
+    at = finite_size.overlap_dimension(0.5 + x_star, 0.5, 0.25, 0.05)
+    assert at == pytest.approx((finite_size.OVERLAP_PEAK * a * w1 / 0.05) ** 3)
+    assert finite_size.overlap_dimension(0.5 + x_star - 0.2, 0.5, 0.25, 0.05) == pytest.approx(at)
+    # far enough above: the Gaussian term, eps^-2 / (x - x*)
+    far = [finite_size.overlap_dimension(0.5 + x_star + 0.5, 0.5, 0.25, e) for e in (0.02, 0.01)]
+    assert far[1] / far[0] == pytest.approx(4.0)
+    assert far[0] == pytest.approx((finite_size.OVERLAP_TAIL * a) ** 2 * w1**3 / (0.02**2 * 0.5))
+    # at the d it returns, the envelope bound is eps
+    d = far[0]
+    t = 0.5 / (w1 * d ** (-1 / 3))
+    assert a * w1 * d ** (-1 / 3) * finite_size.OVERLAP_TAIL / np.sqrt(t) == pytest.approx(0.02)
+    with pytest.raises(ValueError, match="eps"):
+        finite_size.overlap_dimension(2.0, 0.5, 0.25, 0.0)
