@@ -20,6 +20,8 @@ one-stage overlap                 the sample overlap without the population fact
 strictly causal weights           causal(T, tau) replaced by the strictly causal variant          06
 mean weights for the optimum      optimal(R) replaced by mean pooling                             05
 bulk ignoring T_eff               the fourth-moment excess of finite T set to 0                   02
+Gaussian outlier fluctuations     the outlier variance with beta_4 = 3 whatever the weights       09
+CLT-width critical window         the window width proportional to d^(-1/2), not d^(-1/3)         09
 ================================  ==============================================================  =========
 
 The runs take a chapter's execution time each; they are spread over the machine's cores with a process pool
@@ -45,6 +47,7 @@ PRELUDE = textwrap.dedent("""
     import sys
     import numpy as np
     import attnlib, attnlib.theory, attnlib.theory._spikes, attnlib.theory._law, attnlib.weights, attnlib.mixing
+    import attnlib.fluctuations
 
     def _swap(module, name, new):
         original = getattr(module, name)
@@ -107,6 +110,18 @@ PATCHES = {
     """),
     "bulk ignoring T_eff": ("02_bulk_law", """
         _swap(attnlib.mixing, "m4_shift", lambda delta, gamma, w: 0.0)
+    """),
+    "Gaussian outlier fluctuations": ("09_finite_size", """
+        _F = attnlib.fluctuations
+        _variance = _F.outlier_variance
+        def _wrong(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta4=3.0):
+            return _variance(delta, gamma, theta, d, kappa=kappa, mu_norm2=mu_norm2, beta4=3.0)
+        _swap(_F, "outlier_variance", _wrong)
+    """),
+    "CLT-width critical window": ("09_finite_size", """
+        _F = attnlib.fluctuations
+        _width = _F.window_width
+        _swap(_F, "window_width", lambda delta, gamma, d: _width(delta, gamma, 1) * d ** -0.5)
     """),
 }
 
