@@ -3,14 +3,17 @@
 A local Sphinx extension (listed in ``_config.yml`` under ``sphinx: config: extensions``; ``_ext/`` is on the
 path through ``local_extensions``):
 
-1. **Assets from the build.** The three files of ``_ext/web/`` (``attnlib-theory.js``, the closed forms;
-   ``attnlib-explorers.js``, controls, canvas plots and read-outs; ``attnlib-explorers.css``) are added to
-   ``html_static_path``, so the HTML build copies them into ``_static/``. Classic scripts, no modules and no
-   library: the pages work offline and from ``file://`` (where browsers refuse ES modules).
-2. **Only on pages that have an explorer.** At ``html-page-context`` the scripts (deferred, theory first) and
-   the stylesheet are added to the pages whose body holds an ``attnlib-explorer`` block, and to no other
-   page. They are deliberately not in a source ``_static/`` folder: Jupyter Book would inject every ``.js``
-   file found there into every page.
+1. **Assets from the build.** The files of ``_ext/web/`` are added to ``html_static_path``, so the HTML build
+   copies them into ``_static/``: the closed forms (``THEORY_SCRIPTS``: ``attnlib-theory-*.js``, one concept
+   each, and ``attnlib-theory.js``, which defines ``window.attnlibTheory``), the explorers
+   (``EXPLORER_SCRIPTS``: numbers and text, canvas plots, the seven kinds in three files, and
+   ``attnlib-explorers.js``, the widget, which defines ``window.attnlibExplorers`` and boots the figures) and
+   ``attnlib-explorers.css``. Classic scripts, no modules and no library: the pages work offline and from
+   ``file://`` (where browsers refuse ES modules); they share code through one global, ``window.attnlibWeb``.
+2. **Only on pages that have an explorer.** At ``html-page-context`` the scripts (deferred, so they run in the
+   order of ``SCRIPTS``: each one uses only those before it) and the stylesheet are added to the pages whose
+   body holds an ``attnlib-explorer`` block, and to no other page. They are deliberately not in a source
+   ``_static/`` folder: Jupyter Book would inject every ``.js`` file found there into every page.
 3. **Size budget.** The scripts and stylesheet together must stay under ``live_explorers_budget`` bytes
    (default 300 000); a larger total is a build warning (an error under ``--warningiserror``).
 """
@@ -24,7 +27,25 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
-SCRIPTS = ("attnlib-theory.js", "attnlib-explorers.js")  # in this order: the explorers use the theory
+THEORY_SCRIPTS = (  # window.attnlibTheory, the closed forms
+    "attnlib-theory-checks.js",  # argument checks
+    "attnlib-theory-libm.js",  # cbrt and x**3 as numpy computes them
+    "attnlib-theory-law.js",  # the bulk law: density, edges, atom, thresholds
+    "attnlib-theory-spikes.js",  # outliers and overlaps of a spike
+    "attnlib-theory-eigen.js",  # symmetric eigen-decomposition
+    "attnlib-theory-weights.js",  # pooling weights, alpha, kappa
+    "attnlib-theory-families.js",  # the R of the explorers' families
+    "attnlib-theory.js",  # defines window.attnlibTheory
+)
+EXPLORER_SCRIPTS = (  # window.attnlibExplorers, the live figures (they use the theory)
+    "attnlib-format.js",  # numbers, text, DOM elements
+    "attnlib-plot.js",  # canvas panels, ticks, axis limits
+    "attnlib-kinds-weights.js",  # kinds weights and family, the cached theory of a family's R
+    "attnlib-kinds-spectrum.js",  # kinds spectrum and bulk (use the cached theory)
+    "attnlib-kinds-spikes.js",  # kinds phase, population and sample
+    "attnlib-explorers.js",  # the widget; defines window.attnlibExplorers and boots the figures
+)
+SCRIPTS = (*THEORY_SCRIPTS, *EXPLORER_SCRIPTS)  # in this order: each script uses only those before it
 STYLESHEET = "attnlib-explorers.css"
 MARKER = 'class="attnlib-explorer"'
 

@@ -1,10 +1,10 @@
 r"""Live explorers for the static HTML book: sliders that recompute the theory in the reader's browser.
 
 :func:`embed` returns an HTML block, ``<div class="attnlib-explorer">`` holding its settings as inline JSON. In
-the HTML book a small script (``_ext/web/attnlib-explorers.js``, with the closed forms of :mod:`attnlib.theory`
-and :mod:`attnlib.weights` ported to ``attnlib-theory.js``) turns every such block into a live figure: moving a
-control recomputes the theory with no kernel, offline, even from ``file://``. Elsewhere (a notebook, a printout)
-the block shows one line of text instead.
+the HTML book small scripts (``_ext/web/attnlib-explorers.js`` and its parts, with the closed forms of
+:mod:`attnlib.theory` and :mod:`attnlib.weights` ported to ``attnlib-theory-*.js``) turn every such block into a
+live figure: moving a control recomputes the theory with no kernel, offline, even from ``file://``. Elsewhere
+(a notebook, a printout) the block shows one line of text instead.
 
 What cannot be recomputed in a browser, the simulation, is done here, when the chapter executes: each block
 carries simulated overlays (histograms and points, from :func:`attnlib.simulate` and :func:`attnlib.sweep` with

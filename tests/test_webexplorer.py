@@ -153,5 +153,9 @@ def test_scripts_are_small_and_only_on_explorer_pages():
     assert live_explorers.asset_bytes() <= 300_000
     assert live_explorers.has_explorer(webexplorer.embed("weights")._repr_html_())
     assert not live_explorers.has_explorer("<p>no explorer here</p>")
-    source = (live_explorers.WEB_DIR / "attnlib-theory.js").read_text(encoding="utf-8")
-    assert "import " not in source.split("*/", 1)[1] and "export " not in source  # classic script (file://)
+    assert {p.name for p in live_explorers.WEB_DIR.glob("*.js")} == set(live_explorers.SCRIPTS)  # all served
+    assert live_explorers.SCRIPTS[-1] == "attnlib-explorers.js"  # the widget, which boots the figures, runs last
+    for name in live_explorers.SCRIPTS:
+        source = (live_explorers.WEB_DIR / name).read_text(encoding="utf-8")
+        assert "import " not in source.split("*/", 1)[1] and "export " not in source, name  # classic (file://)
+        assert source.count("\n") <= 400, f"{name}: more than 400 lines"

@@ -1,7 +1,7 @@
-"""The JavaScript port of the closed forms (``_ext/web/attnlib-theory.js``) against attnlib, in Chromium.
+"""The JavaScript port of the closed forms (``_ext/web/attnlib-theory*.js``) against attnlib, in Chromium.
 
-attnlib is the reference. About 16,000 random parameter points are drawn here (fixed seed), evaluated with
-attnlib in Python and with the JS module in a blank page of headless Chromium, and every quantity the live
+attnlib is the reference. 19,600 random parameter points are drawn here (fixed seed), evaluated with
+attnlib in Python and with the JS scripts in a blank page of headless Chromium, and every quantity the live
 figures show must agree to a relative difference of at most 1e-9:
 
 * the bulk density at x (inside the support, within 1e-6..1e-2 of an edge, outside), the edges, the atom,
@@ -14,7 +14,7 @@ figures show must agree to a relative difference of at most 1e-9:
 A zero (a density outside the support, an overlap below a threshold) must be a zero in both, a missing
 outlier (nan) missing in both. The comparison is checked to be discriminating: a JS module with one formula
 swapped for a plausible wrong one must fail it. The largest differences are written to
-``_build/js-theory-report.json``. Needs only the JS file (not the built book); runs with the browser tests
+``_build/js-theory-report.json``. Needs only the JS files (not the built book); runs with the browser tests
 (``ATTNLIB_BROWSER_TEST=1``).
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import platform
+import sys
 
 import numpy as np
 import pytest
@@ -33,7 +34,11 @@ from .conftest import ENABLED, REPO, SCREENSHOTS
 if not ENABLED:
     pytest.skip("browser test (ATTNLIB_BROWSER_TEST=1)", allow_module_level=True)
 
-THEORY_JS = REPO / "_ext" / "web" / "attnlib-theory.js"
+sys.path.insert(0, str(REPO / "_ext"))
+import live_explorers  # noqa: E402
+
+# The theory scripts in their load order (window.attnlibTheory is defined by the last one).
+THEORY_JS = [live_explorers.WEB_DIR / name for name in live_explorers.THEORY_SCRIPTS]
 REPORT = SCREENSHOTS.parent / "js-theory-report.json"
 TOLERANCE = 1e-9
 N_BULK = 12_000
@@ -209,6 +214,11 @@ def points():
     return bulk, spikes, families, python_reference(bulk, spikes, families)
 
 
+def theory_source() -> str:
+    """The theory scripts, in their load order, as one script (each is a self-contained classic script)."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in THEORY_JS)
+
+
 def evaluate(browser, source: str, bulk, spikes, families) -> dict:
     page = browser.new_page()
     try:
@@ -240,7 +250,7 @@ def test_points_cover_the_ranges(points):
 
 def test_js_theory_matches_attnlib(points, browser):
     bulk, spikes, families, ref = points
-    js = evaluate(browser, THEORY_JS.read_text(encoding="utf-8"), bulk, spikes, families)
+    js = evaluate(browser, theory_source(), bulk, spikes, families)
     worst = compare(js, ref)
     n_points = len(bulk["x"]) + len(bulk["edges_delta"]) + len(spikes["theta"]) + len(families)
     REPORT.parent.mkdir(parents=True, exist_ok=True)
@@ -269,8 +279,8 @@ MUTATIONS = {
 def test_a_wrong_formula_is_caught(points, browser, mutation):
     bulk, spikes, families, ref = points
     old, new = MUTATIONS[mutation]
-    source = THEORY_JS.read_text(encoding="utf-8")
-    assert source.count(old) == 1, f"the mutation's target is not (uniquely) in the JS module: {old!r}"
+    source = theory_source()
+    assert source.count(old) == 1, f"the mutation's target is not (uniquely) in the JS scripts: {old!r}"
     js = evaluate(browser, source.replace(old, new), bulk, spikes, families)
     worst = compare(js, ref)
     assert max(worst.values()) > TOLERANCE, f"a JS module with {mutation} passed the comparison: {worst}"
@@ -283,7 +293,7 @@ def test_cbrt_and_cube_follow_numpy(browser):
     x = rng.uniform(-3, 3, 100_000) * 10.0 ** rng.uniform(-12, 12, 100_000)
     page = browser.new_page()
     try:
-        page.add_script_tag(path=str(THEORY_JS))
+        page.add_script_tag(content=theory_source())
         out = page.evaluate("(x) => [x.map(attnlibTheory._libm.cbrt), x.map(attnlibTheory._libm.cube)]",
                             x.tolist())
     finally:

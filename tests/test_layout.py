@@ -1,0 +1,22 @@
+"""The code base stays small and named: no source file over 400 lines (modules split by concept instead)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LIMIT = 400
+SOURCES = sorted(p for folder in ("attnlib", "scripts", "bench", "_ext", "tests")
+                 for pattern in ("*.py", "*.js", "*.css") for p in (REPO / folder).rglob(pattern))
+
+
+def test_sources_are_found():
+    assert any(p.name == "setting.py" for p in SOURCES) and any(p.suffix == ".js" for p in SOURCES)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_source_file_over_400_lines(path):
+    lines = path.read_text(encoding="utf-8").count("\n")
+    assert lines <= LIMIT, f"{path.relative_to(REPO)} has {lines} lines (at most {LIMIT}: split it by concept)"
