@@ -103,16 +103,14 @@ def nested_draws(setting: Setting, seed: int, vocabularies: int, sequences: int)
 
 @dataclass(frozen=True)
 class VarianceSplit:
-    """Within- and between-vocabulary variances (each with a bootstrap standard error) and the total."""
+    """Within- and between-vocabulary variances (each with a bootstrap standard error) and the total, their
+    sum (the variance of one draw with a fresh vocabulary)."""
 
     within: float
     within_se: float
     between: float
     between_se: float
-
-    @property
-    def total(self) -> float:
-        return self.within + self.between
+    total: float
 
 
 def _split(values: np.ndarray) -> tuple[float, float]:
@@ -137,7 +135,8 @@ def variance_split(values, rng: np.random.Generator, *, resamples: int = 400) ->
     K = values.shape[0]
     boot = np.array([_split(values[rng.integers(0, K, K)]) for _ in range(resamples)])
     within, between = _split(values)
-    return VarianceSplit(within, float(boot[:, 0].std(ddof=1)), between, float(boot[:, 1].std(ddof=1)))
+    return VarianceSplit(within, float(boot[:, 0].std(ddof=1)), between, float(boot[:, 1].std(ddof=1)),
+                         within + between)
 
 
 def _curves(ds, offsets, values, errors):

@@ -176,36 +176,22 @@ def cdf(s, beta: int = 1):
     ValueError
         If ``beta`` is not 1 or 2, or ``s`` is not real or contains NaN.
     """
+    return _evaluate(s, beta, "cdf")
+
+
+def _evaluate(s, beta, want: str):
+    """``cdf`` or ``pdf`` at ``s``, after checking the arguments; a float for a scalar ``s``."""
     beta = _check_beta(beta)
-    arr = _check_points("s", s)
-    out = _tabulate(arr, beta, "cdf")
+    out = _tabulate(_check_points("s", s), beta, want)
     return float(out) if out.ndim == 0 else out
 
 
 def pdf(s, beta: int = 1):
     r"""Tracy-Widom density :math:`F_\beta'(s)`, vectorised over ``s`` (Jacobi's formula, no differencing).
 
-    Parameters
-    ----------
-    s : float or array_like
-        Points (any shape; ``-inf`` and ``+inf`` allowed, NaN not).
-    beta : {1, 2}
-        1 for real symmetric matrices, 2 for complex Hermitian.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The density at ``s``, with the shape of ``s``; absolute error below 1e-12.
-
-    Raises
-    ------
-    ValueError
-        If ``beta`` is not 1 or 2, or ``s`` is not real or contains NaN.
+    Arguments, shape, accuracy and errors as for :func:`cdf`; returns the density at ``s`` (>= 0).
     """
-    beta = _check_beta(beta)
-    arr = _check_points("s", s)
-    out = _tabulate(arr, beta, "pdf")
-    return float(out) if out.ndim == 0 else out
+    return _evaluate(s, beta, "pdf")
 
 
 @dataclass(frozen=True)

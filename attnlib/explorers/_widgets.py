@@ -172,13 +172,23 @@ def set_range(slider, value, maximum) -> None:
         slider.max = maximum
 
 
+def static_figure(plot_class, theory_function, state, title: str):
+    """A still figure of an explorer: ``plot_class(animated=False)`` drawn for ``state`` with its theory and
+    titled ``title``; returns ``(fig, theory_dict)``."""
+    th = theory_function(state)
+    plot = plot_class(animated=False)
+    plot.draw(state, th)
+    plot.ax.set_title(title, fontsize=9)
+    return plot.fig, th
+
+
 class Explorer(widgets.VBox):
     """An explorer: the controls of its layout, a figure redrawn on every change, a read-out and a message.
 
     Subclasses set ``kind`` (a key of :data:`~attnlib.controls.LAYOUTS`), ``plot_class`` (built
-    with ``animated=True``; it has ``fig``, ``dynamic_artists()`` and ``draw(state, theory) -> key``) and
-    ``theory_function``, and define ``readout_html(state, theory)``. Which controls are shown and the range
-    of a slider bounded by another field follow the control table.
+    with ``animated=True``; it has ``fig``, ``dynamic_artists()`` and ``draw(state, theory) -> key``),
+    ``theory_function`` and ``readout_function(state, theory) -> html`` (or override ``readout_html``).
+    Which controls are shown and the range of a slider bounded by another field follow the control table.
     """
 
     kind: str
@@ -214,8 +224,8 @@ class Explorer(widgets.VBox):
         return [[self.controls[name] for name in row] for row in LAYOUTS[self.kind]]
 
     def readout_html(self, state, th) -> str:
-        """The HTML read-out under the figure (each explorer defines its own)."""
-        raise NotImplementedError
+        """The HTML read-out under the figure: ``readout_function(state, th)`` of the explorer."""
+        return self.readout_function(state, th)
 
     def _on_change(self, name, change):
         if self._syncing:  # a control adjusted by _sync_controls, not by the reader

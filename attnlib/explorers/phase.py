@@ -16,7 +16,7 @@ from .. import _validate as _v
 from .. import theory
 from ..plotting import COLORS
 from ..controls import CONTROLS, GAMMA_MAX, THETA_MAX, resolve_state
-from ._widgets import Explorer, fmt, html_table, new_figure
+from ._widgets import Explorer, fmt, html_table, new_figure, static_figure
 
 __all__ = ["PhaseState", "REGION_KEYS", "REGIONS", "REGION_COLORS", "phase_theory", "phase_figure",
            "PhaseExplorer", "phase_explorer"]
@@ -65,11 +65,9 @@ def phase_theory(state: PhaseState | None = None, *, points: int = 120, **overri
     Parameters
     ----------
     state : PhaseState, optional
-        Default: ``PhaseState()``.
+        The point and delta (default ``PhaseState()``), with the fields named in ``**overrides`` changed.
     points : int
         Number of gamma values of the sample-threshold curve, on (0, GAMMA_MAX].
-    **overrides
-        Fields of the state to change.
 
     Returns
     -------
@@ -154,11 +152,7 @@ class _PhasePlot:
 def phase_figure(state: PhaseState | None = None, **overrides):
     """The phase explorer's figure for ``state`` (default: its default state); returns ``(fig, theory_dict)``."""
     state = resolve_state(PhaseState, state, overrides)
-    th = phase_theory(state)
-    plot = _PhasePlot(animated=False)
-    plot.draw(state, th)
-    plot.ax.set_title(f"regions at δ = {fmt(state.delta)}", fontsize=9)
-    return plot.fig, th
+    return static_figure(_PhasePlot, phase_theory, state, f"regions at δ = {fmt(state.delta)}")
 
 
 def _readout(state: PhaseState, th: dict) -> str:
@@ -176,12 +170,8 @@ def _readout(state: PhaseState, th: dict) -> str:
 class PhaseExplorer(Explorer):
     """Phase-diagram explorer (an ``ipywidgets.VBox``); see :func:`phase_explorer`."""
 
-    kind = "phase"
-    plot_class = _PhasePlot
-    theory_function = staticmethod(phase_theory)
-
-    def readout_html(self, state, th):
-        return _readout(state, th)
+    kind, plot_class = "phase", _PhasePlot
+    theory_function, readout_function = staticmethod(phase_theory), staticmethod(_readout)
 
 
 def phase_explorer(state: PhaseState | None = None, **overrides):

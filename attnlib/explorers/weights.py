@@ -16,7 +16,7 @@ from .. import positional
 from .. import weights as _w
 from ..plotting import COLORS
 from ..controls import CONTROLS, TAU_MAX, WEIGHTINGS, resolve_state, sequence_process
-from ._widgets import AxisLimits, Explorer, fmt, html_table, new_figure
+from ._widgets import AxisLimits, Explorer, fmt, html_table, new_figure, static_figure
 
 __all__ = ["WeightsState", "TAU_GRID", "weights_theory", "weights_figure", "WeightsExplorer", "weights_explorer"]
 
@@ -46,12 +46,12 @@ class WeightsState:
     L: int = _D["L"]
     tau: float = _D["tau"]
 
-    def __post_init__(self):
-        object.__setattr__(self, "_process", sequence_process(self))
-
     def process(self) -> positional.SignProcess:
         """The sign process of the state's family (:func:`attnlib.positional.family`)."""
         return self._process
+
+    def __post_init__(self):
+        object.__setattr__(self, "_process", sequence_process(self))
 
 
 @lru_cache(maxsize=64)
@@ -158,11 +158,8 @@ class _WeightsPlot:
 def weights_figure(state: WeightsState | None = None, **overrides):
     """The weights explorer's figure for ``state`` (default: its default state); returns ``(fig, theory_dict)``."""
     state = resolve_state(WeightsState, state, overrides)
-    th = weights_theory(state)
-    plot = _WeightsPlot(animated=False)
-    plot.draw(state, th)
-    plot.ax.set_title(f"{state.process().name}, causal τ = {fmt(state.tau)}", fontsize=9)
-    return plot.fig, th
+    title = f"{state.process().name}, causal τ = {fmt(state.tau)}"
+    return static_figure(_WeightsPlot, weights_theory, state, title)
 
 
 def _readout(state: WeightsState, th: dict) -> str:
@@ -175,12 +172,8 @@ def _readout(state: WeightsState, th: dict) -> str:
 class WeightsExplorer(Explorer):
     """Weights explorer (an ``ipywidgets.VBox``); see :func:`weights_explorer`."""
 
-    kind = "weights"
-    plot_class = _WeightsPlot
-    theory_function = staticmethod(weights_theory)
-
-    def readout_html(self, state, th):
-        return _readout(state, th)
+    kind, plot_class = "weights", _WeightsPlot
+    theory_function, readout_function = staticmethod(weights_theory), staticmethod(_readout)
 
 
 def weights_explorer(state: WeightsState | None = None, **overrides):
