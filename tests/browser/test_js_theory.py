@@ -219,13 +219,22 @@ def theory_source() -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in THEORY_JS)
 
 
+# Points and results travel as JSON text: Playwright's own serialisation of the ~500,000 numbers (mostly
+# the returned R matrices) takes seconds per call, JSON text well under one. Both ways are exact (Python and
+# JS both print the shortest decimal that reads back as the same double); the points are finite, and a nan
+# or +-inf result travels as the literal Python's json reads.
+TRANSFER_JS = ("(text) => JSON.stringify((" + EVALUATE_JS.strip() + ")(JSON.parse(text)),"
+               " (key, v) => (typeof v === 'number' && !Number.isFinite(v) ? `@${v}@` : v))"
+               ".replace(/\"@(NaN|-?Infinity)@\"/g, '$1')")
+
+
 def evaluate(browser, source: str, bulk, spikes, families) -> dict:
     page = browser.new_page()
     try:
         page.add_script_tag(content=source)
         arg = {"bulk": {k: np.asarray(v).tolist() for k, v in bulk.items() if k != "where"},
                "spikes": {k: np.asarray(v).tolist() for k, v in spikes.items()}, "families": families}
-        return page.evaluate(EVALUATE_JS, arg)
+        return json.loads(page.evaluate(TRANSFER_JS, json.dumps(arg, allow_nan=False)))
     finally:
         page.close()
 
@@ -294,8 +303,9 @@ def test_cbrt_and_cube_follow_numpy(browser):
     page = browser.new_page()
     try:
         page.add_script_tag(content=theory_source())
-        out = page.evaluate("(x) => [x.map(attnlibTheory._libm.cbrt), x.map(attnlibTheory._libm.cube)]",
-                            x.tolist())
+        out = json.loads(page.evaluate(  # JSON text both ways, exact and fast (see TRANSFER_JS)
+            "(text) => { const x = JSON.parse(text); const m = attnlibTheory._libm;"
+            " return JSON.stringify([x.map(m.cbrt), x.map(m.cube)]); }", json.dumps(x.tolist())))
     finally:
         page.close()
     cbrt, cube = (np.array(v, dtype=float) for v in out)

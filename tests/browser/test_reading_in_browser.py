@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 
 from .conftest import ENABLED, READING
-from .test_book_in_browser import toc_documents
+from .test_book_in_browser import chapter_documents
 
 if not ENABLED:
     pytest.skip("browser test of the built book: runs after the build (ATTNLIB_BROWSER_TEST=1)",
                 allow_module_level=True)
 
-CHAPTERS = [doc for doc in toc_documents() if Path(doc).name[:2].isdigit()]
+CHAPTERS = chapter_documents()
 WIDTHS = (1280, 390)
 
 MEASURE_JS = r"""
