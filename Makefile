@@ -16,8 +16,12 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --all
 # Chapters run in parallel, one per core (pytest-xdist, whole notebooks per worker: --dist loadfile).
 NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
-# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1.
-BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser
+# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two test files at a time (one
+# Chromium each); the reading test, the longest file, is named first so that it starts at once.
+BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_in_browser.py tests/browser \
+                -n auto --dist loadfile
+# Unit tests on every core too, a test file per worker (module fixtures such as the swap runs stay whole).
+UNIT     := $(BIN)/pytest tests/ -n auto --dist loadfile
 
 export PYTHONHASHSEED := 0
 
@@ -59,7 +63,7 @@ book: $(STAMP)
 	@echo "Book built. Open file://$(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	$(BIN)/pytest tests/
+	$(UNIT)
 	$(NBVAL)
 	$(JB_BUILD)
 	$(BROWSER_TEST)

@@ -87,10 +87,28 @@ def browser():
 
 @pytest.fixture(scope="session")
 def screenshots_dir() -> Path:
-    if SCREENSHOTS.exists():
-        shutil.rmtree(SCREENSHOTS)
-    SCREENSHOTS.mkdir(parents=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # emptied once per run, by pytest_sessionstart
     return SCREENSHOTS
+
+
+def _is_worker(config) -> bool:
+    """True inside a pytest-xdist worker (``make test`` runs the test files two at a time)."""
+    return hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session):
+    """Start from no screenshots and no reports: once, in the main process, before any worker starts."""
+    if ENABLED and not _is_worker(session.config):
+        shutil.rmtree(SCREENSHOTS, ignore_errors=True)
+        for report in (REPORT, READING_REPORT):
+            report.unlink(missing_ok=True)
+
+
+def _collected(results: dict, report: Path) -> dict:
+    """This process's measurements, or, in the main process of a parallel run, what the workers wrote."""
+    if results or not ENABLED or not report.exists():
+        return results
+    return json.loads(report.read_text(encoding="utf-8"))
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -103,11 +121,13 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter):
-    if READING:
+    reading = _collected(READING, READING_REPORT)
+    results = _collected(RESULTS, REPORT)
+    if reading:
         terminalreporter.section("chapters as a book")
         terminalreporter.write_line(f"{'chapter':<32} {'screens@1280':>12} {'code lines':>10} {'figures':>8} "
                                     f"{'equations':>9} {'problems':>8}")
-        for doc, by_width in sorted(READING.items()):
+        for doc, by_width in sorted(reading.items()):
             wide = by_width.get("1280", {})
             height = wide.get("height")
             screens = f"{height / 900:.1f}" if height else "-"
@@ -115,18 +135,18 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f"{doc:<32} {screens:>12} {wide.get('visible_code_lines', '-'):>10} "
                                         f"{wide.get('images', '-'):>8} {wide.get('equations', '-'):>9} "
                                         f"{problems:>8}")
-    if not RESULTS:
+    if not results:
         return
     tr = terminalreporter
     tr.section("book in the browser")
     tr.write_line(f"{'page':<32} {'math':>5} {'mjx':>5} {'img':>4} {'links':>6} {'blocked':>8} {'errors':>7}  screenshot")
-    for page, r in sorted(RESULTS.items()):
+    for page, r in sorted(results.items()):
         tr.write_line(
             f"{page:<32} {r['math_elements']:>5} {r['mjx_containers']:>5} {r['images']:>4} "
             f"{r['internal_links']:>6} {len(r['blocked_requests']):>8} {len(r['console_errors']):>7}  "
             f"{r['screenshot']}"
         )
-    blocked = sum(len(r["blocked_requests"]) for r in RESULTS.values())
-    errors = sum(len(r["console_errors"]) for r in RESULTS.values())
-    tr.write_line(f"{len(RESULTS)} pages; blocked non-local requests: {blocked}; console errors: {errors}; "
+    blocked = sum(len(r["blocked_requests"]) for r in results.values())
+    errors = sum(len(r["console_errors"]) for r in results.values())
+    tr.write_line(f"{len(results)} pages; blocked non-local requests: {blocked}; console errors: {errors}; "
                   f"report: {REPORT.relative_to(REPO) if REPORT.is_relative_to(REPO) else REPORT}")
