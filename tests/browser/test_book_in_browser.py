@@ -88,6 +88,7 @@ def built_pages() -> list[str]:
 
 
 PAGES = built_pages()
+CHAPTERS = set(chapter_documents())  # their screenshots are the reading test's
 
 
 class _IdCollector(html.parser.HTMLParser):
@@ -332,7 +333,7 @@ def visit(browser, url: str, is_local, screenshot: Path | None = None, redirect_
 @pytest.mark.parametrize("page_path", PAGES)
 def test_page_renders_offline(page_path, html_root, base_url, browser, screenshots_dir):
     doc = page_path.removesuffix(".html")
-    own = doc not in chapter_documents()  # a chapter's screenshots are the reading test's
+    own = doc not in CHAPTERS
     shot = screenshots_dir / (f"{doc}.png" if own else f"{doc}.1280.png")
     v = visit(browser, base_url + page_path, lambda url: url.startswith(base_url), shot if own else None)
 

@@ -219,13 +219,18 @@ def theory_source() -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in THEORY_JS)
 
 
-# Points and results travel as JSON text: Playwright's own serialisation of the ~500,000 numbers (mostly
-# the returned R matrices) takes seconds per call, JSON text well under one. Both ways are exact (Python and
-# JS both print the shortest decimal that reads back as the same double); the points are finite, and a nan
-# or +-inf result travels as the literal Python's json reads.
-TRANSFER_JS = ("(text) => JSON.stringify((" + EVALUATE_JS.strip() + ")(JSON.parse(text)),"
+def evaluate_json(page, function_js: str, arg):
+    """``page.evaluate(function_js, arg)`` with the argument and the result passed as JSON text.
+
+    Playwright's own serialisation of the ~500,000 numbers of the comparison (mostly the returned R
+    matrices) takes seconds per call, JSON text well under one. Both ways are exact: Python and JS both print
+    the shortest decimal that reads back as the same double. The argument must be finite; a nan or +-inf in
+    the result travels as the literal that Python's json reads.
+    """
+    wrapper = ("(text) => JSON.stringify((" + function_js.strip() + ")(JSON.parse(text)),"
                " (key, v) => (typeof v === 'number' && !Number.isFinite(v) ? `@${v}@` : v))"
                ".replace(/\"@(NaN|-?Infinity)@\"/g, '$1')")
+    return json.loads(page.evaluate(wrapper, json.dumps(arg, allow_nan=False)))
 
 
 def evaluate(browser, source: str, bulk, spikes, families) -> dict:
@@ -234,7 +239,7 @@ def evaluate(browser, source: str, bulk, spikes, families) -> dict:
         page.add_script_tag(content=source)
         arg = {"bulk": {k: np.asarray(v).tolist() for k, v in bulk.items() if k != "where"},
                "spikes": {k: np.asarray(v).tolist() for k, v in spikes.items()}, "families": families}
-        return json.loads(page.evaluate(TRANSFER_JS, json.dumps(arg, allow_nan=False)))
+        return evaluate_json(page, EVALUATE_JS, arg)
     finally:
         page.close()
 
@@ -303,9 +308,8 @@ def test_cbrt_and_cube_follow_numpy(browser):
     page = browser.new_page()
     try:
         page.add_script_tag(content=theory_source())
-        out = json.loads(page.evaluate(  # JSON text both ways, exact and fast (see TRANSFER_JS)
-            "(text) => { const x = JSON.parse(text); const m = attnlibTheory._libm;"
-            " return JSON.stringify([x.map(m.cbrt), x.map(m.cube)]); }", json.dumps(x.tolist())))
+        out = evaluate_json(page, "(x) => [x.map(attnlibTheory._libm.cbrt), x.map(attnlibTheory._libm.cube)]",
+                            x.tolist())
     finally:
         page.close()
     cbrt, cube = (np.array(v, dtype=float) for v in out)
