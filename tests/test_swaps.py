@@ -8,21 +8,9 @@ function object). Every cell runs, even after an error, and the chapter's closin
 build") must stop on an ``AssertionError``: the checks reject the wrong formula. Exercises whose own asserts
 also fail are reported, but do not count.
 
-The swaps:
-
-================================  ==============================================================  =========
-swap                              wrong formula                                                   caught by
-================================  ==============================================================  =========
-rho for theta                     spike strength alpha ||mu||^2 / kappa (the paper's statement)   03
-MP_delta for the bulk             the bulk law replaced by kappa MP_delta (density and edges)     02
-sample outlier at population      the sample outlier placed at the population outlier             04
-one-stage overlap                 the sample overlap without the population factor 1 - delta/x^2  04
-strictly causal weights           causal(T, tau) replaced by the strictly causal variant          06
-mean weights for the optimum      optimal(R) replaced by mean pooling                             05
-bulk ignoring T_eff               the fourth-moment excess of finite T set to 0                   02
-Gaussian outlier fluctuations     the outlier variance with beta_4 = 3 whatever the weights       09
-CLT-width critical window         the window width proportional to d^(-1/2), not d^(-1/3)         09
-================================  ==============================================================  =========
+The swaps live next to one another, a file per chapter: ``tests/swaps/NN_name.py`` holds ``CHAPTER`` (the
+chapter whose closing checks must reject them) and ``SWAPS`` (swap name -> the patch, with a comment saying
+which wrong formula it plants).
 
 The runs take a chapter's execution time each; they are spread over the machine's cores with a process pool
 (each run is a separate kernel).
@@ -30,6 +18,7 @@ The runs take a chapter's execution time each; they are spread over the machine'
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import textwrap
@@ -62,68 +51,21 @@ PRELUDE = textwrap.dedent("""
         return original
 """)
 
-PATCHES = {
-    "rho for theta": ("03_population_spike", """
-        _S = attnlib.theory._spikes
-        _swap(_S, "spike_strength", lambda alpha, kappa, mu_norm2, delta: _S.summary_snr(alpha, kappa, mu_norm2))
-    """),
-    "MP_delta for the bulk": ("02_bulk_law", """
-        _L = attnlib.theory._law
-        _mp_density, _mp_edges = _L.mp_density, _L.mp_edges
-        _swap(_L, "bulk_density", lambda x, delta, gamma, kappa=1.0: _mp_density(x, delta, kappa))
-        _swap(_L, "bulk_edges", lambda delta, gamma, kappa=1.0: _mp_edges(delta, kappa))
-    """),
-    "sample outlier at population": ("04_sample_spike", """
-        import dataclasses
-        _S = attnlib.theory._spikes
-        _spike = _S.spike
-        def _wrong(theta, delta, gamma, kappa=1.0, *, direction="spike"):
-            sp = _spike(theta, delta, gamma, kappa, direction=direction)
-            moved = np.where(np.isfinite(sp.sample_eigenvalue), sp.population_eigenvalue, np.nan)
-            return dataclasses.replace(sp, sample_eigenvalue=moved if np.ndim(moved) else float(moved))
-        _swap(_S, "spike", _wrong)
-    """),
-    "one-stage overlap": ("04_sample_spike", """
-        import dataclasses
-        _S = attnlib.theory._spikes
-        _spike = _S.spike
-        def _wrong(theta, delta, gamma, kappa=1.0, *, direction="spike"):
-            sp = _spike(theta, delta, gamma, kappa, direction=direction)
-            x = np.asarray(sp.theta, dtype=float) - delta
-            with np.errstate(divide="ignore", invalid="ignore"):
-                factor = np.where(x > np.sqrt(delta), 1.0 - delta / x**2, 1.0)
-                one_stage = np.where(sp.sample_overlap > 0, np.minimum(sp.sample_overlap / factor, 1.0), 0.0)
-            return dataclasses.replace(sp, sample_overlap=one_stage if np.ndim(one_stage) else float(one_stage))
-        _swap(_S, "spike", _wrong)
-    """),
-    "strictly causal weights": ("06_causal_attention", """
-        _W = attnlib.weights
-        _causal = _W.causal
-        _swap(_W, "causal", lambda T, tau=0.0, *, strict=False: _causal(T, tau, strict=True))
-    """),
-    "mean weights for the optimum": ("05_optimal_weights", """
-        _W = attnlib.weights
-        def _wrong(R, *, normalize="sum", tol=1e-10):
-            w = _W.mean(np.asarray(R).shape[0])
-            return w / np.linalg.norm(w) if normalize == "norm" else w
-        _swap(_W, "optimal", _wrong)
-    """),
-    "bulk ignoring T_eff": ("02_bulk_law", """
-        _swap(attnlib.mixing, "m4_shift", lambda delta, gamma, w: 0.0)
-    """),
-    "Gaussian outlier fluctuations": ("09_finite_size", """
-        _F = attnlib.fluctuations
-        _variance = _F.outlier_variance
-        def _wrong(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta4=3.0):
-            return _variance(delta, gamma, theta, d, kappa=kappa, mu_norm2=mu_norm2, beta4=3.0)
-        _swap(_F, "outlier_variance", _wrong)
-    """),
-    "CLT-width critical window": ("09_finite_size", """
-        _F = attnlib.fluctuations
-        _width = _F.window_width
-        _swap(_F, "window_width", lambda delta, gamma, d: _width(delta, gamma, 1) * d ** -0.5)
-    """),
-}
+def _load_swaps() -> dict[str, tuple[str, str]]:
+    """Every swap, ``{name: (chapter, patch)}``, from the per-chapter files ``tests/swaps/NN_name.py`` (each with
+    ``CHAPTER`` and ``SWAPS = {name: patch}``), so that a chapter's swaps live next to one another."""
+    swaps = {}
+    for path in sorted((Path(__file__).parent / "swaps").glob("[0-9][0-9]_*.py")):
+        spec = importlib.util.spec_from_file_location(f"swaps_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for name, patch in module.SWAPS.items():
+            assert name not in swaps, f"swap {name!r} defined twice"
+            swaps[name] = (module.CHAPTER, patch)
+    return swaps
+
+
+PATCHES = _load_swaps()
 
 
 def _checks_cell(nb) -> int:
