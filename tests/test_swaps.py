@@ -68,22 +68,25 @@ def _load_swaps() -> dict[str, tuple[str, str]]:
 PATCHES = _load_swaps()
 
 
-def _checks_cell(nb) -> int:
-    """Index of the code cell of the section "Checks run on every build" (the chapter's closing asserts)."""
-    in_checks = False
+def _checks_cells(nb) -> set[int]:
+    """Indices of every code cell with an ``assert`` in the section "Checks run on every build" (the chapter's
+    closing checks, which may be split over several cells)."""
+    in_checks, cells = False, set()
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
             in_checks = any(line.startswith("## Checks run on every build") for line in cell.source.splitlines()) \
                 or (in_checks and not any(line.startswith("## ") for line in cell.source.splitlines()))
         elif in_checks and "assert" in cell.source:
-            return i
-    raise ValueError("no 'Checks run on every build' code cell found")
+            cells.add(i)
+    if not cells:
+        raise ValueError("no 'Checks run on every build' code cell found")
+    return cells
 
 
 def run_swapped(swap: str) -> tuple[str, str]:
     """Execute the chapter responsible for ``swap`` with the wrong formula, every cell even after an error.
 
-    Returns (outcome, detail): outcome "checks" if the chapter's closing checks cell stopped on an
+    Returns (outcome, detail): outcome "checks" if one of the chapter's closing checks cells stopped on an
     AssertionError, "elsewhere" if only other cells (e.g. an exercise's own assert) did, "passed" if nothing
     rejected the wrong formula; detail lists every cell that failed.
     """
@@ -97,7 +100,7 @@ def run_swapped(swap: str) -> tuple[str, str]:
     chapter, patch = PATCHES[swap]
     nb = jupytext.read(BOOK / f"{chapter}.md")
     nb.cells.insert(0, nbformat.v4.new_code_cell(PRELUDE + textwrap.dedent(patch)))
-    checks = _checks_cell(nb)
+    checks = _checks_cells(nb)
     os.environ.update({"PYTHONHASHSEED": "0", "ATTNLIB_PROGRESS": "0", "OPENBLAS_NUM_THREADS": "1",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
     km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=CurrentEnvKernelSpecManager())
@@ -108,8 +111,8 @@ def run_swapped(swap: str) -> tuple[str, str]:
               for out in cell.get("outputs", []) if out.get("output_type") == "error"}
     if failed.get(0):
         return "broken", f"{chapter}: the swap itself failed ({failed[0]})"
-    detail = f"{chapter}: cells that failed {failed} (checks cell {checks})"
-    if failed.get(checks) == "AssertionError":
+    detail = f"{chapter}: cells that failed {failed} (checks cells {sorted(checks)})"
+    if any(failed.get(i) == "AssertionError" for i in checks):
         return "checks", detail
     return ("elsewhere" if "AssertionError" in failed.values() else "passed"), detail
 
