@@ -5,7 +5,8 @@
   and :func:`curve` (a theory line), the two marks of every theory-versus-simulation figure;
 * :func:`overlay` (a spectrum histogram against a law) and :func:`spectrum_overlay` (the same against the
   bulk law, with predicted outliers marked);
-* :func:`correlation_heatmaps`.
+* :func:`correlation_heatmaps`;
+* :func:`model_schematic`, the model in four panels (tokens, a sequence, pooled vectors, the spectrum).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import numpy as np
 from . import _validate as _v
 from .linalg import zero_mask
 
-__all__ = ["use_book_style", "COLORS", "points", "curve", "overlay", "spectrum_overlay", "correlation_heatmaps"]
+__all__ = ["use_book_style", "COLORS", "points", "curve", "overlay", "spectrum_overlay", "correlation_heatmaps",
+           "model_schematic"]
 
 COLORS = {"mean": "#1f77b4", "causal": "#d62728", "optimal": "#2ca02c", "theory": "black", "edge": "#7f7f7f"}
 
@@ -146,3 +148,76 @@ def correlation_heatmaps(axes, R_target, R_empirical, title=""):
         ax.set_yticks(ticks)
         ax.grid(False)
     return im
+
+
+def model_schematic(axes, rng, *, delta=0.2, gamma=0.2, theta=2.0):
+    """The model at a glance, in four panels drawn on ``axes`` (a sequence of 4 matplotlib axes).
+
+    1. the vocabulary: token embeddings e_v = s_v mu + z_v, two clouds around +mu and -mu;
+    2. one sequence: the signs xi_t of T = 8 positions (the first 3 share one sign) and weights w_t;
+    3. pooled vectors c_n: the noise averages down, the class signal stays, along +-mu;
+    4. the spectrum of S: the bulk kappa(MP_delta ⊠ MP_gamma) (the law of :mod:`attnlib.bulk`) and the
+       outlier that carries the signal, at its predicted place for spike strength ``theta``.
+
+    ``rng`` (a ``numpy.random.Generator``) draws the illustrative points. All text is 9 pt.
+    """
+    from .bulk import bulk_law
+    from .theory import spike
+
+    axes = list(axes)
+    if len(axes) != 4:
+        raise ValueError(f"axes must hold 4 matplotlib axes, got {len(axes)}")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    plus, minus, fill = COLORS["optimal"], COLORS["causal"], "#9ecae1"
+    small = {"fontsize": 9, "ha": "center", "va": "top"}
+    titles = ("vocabulary\n" r"$e_v = s_v\mu + z_v$", "a sequence\n" r"signs $\xi_t$, weights $w_t$",
+              "pooled vectors\n" r"$c = \sum_t w_t\, e_{v_t}$", "spectrum of $S$\n" "bulk and outlier")
+    for ax, title in zip(axes, titles):
+        ax.set_axis_off()
+        ax.set_title(title, fontsize=9)
+    ax = axes[0]  # vocabulary: two noisy clouds around +mu and -mu
+    for sign, color in ((1, plus), (-1, minus)):
+        pts = rng.normal(size=(24, 2)) * 0.55 + [1.3 * sign, 0]
+        ax.plot(pts[:, 0], pts[:, 1], ".", color=color, ms=4, alpha=0.8)
+        ax.annotate("", (1.3 * sign, 0), (0, 0), arrowprops={"arrowstyle": "->", "lw": 1.5})
+        ax.text(1.3 * sign, -1.45, r"$+\mu$" if sign > 0 else r"$-\mu$", color=color, **small)
+    ax.set(xlim=(-2.5, 2.5), ylim=(-2.0, 1.8))
+    ax = axes[1]  # one sequence: signs (the first three share one) and weights (mass on them)
+    signs = np.r_[np.ones(3), rng.choice([-1.0, 1.0], size=5)]
+    weights = np.r_[np.full(3, 0.3), np.full(5, 0.02)]
+    for t, (sign, wt) in enumerate(zip(signs, weights)):
+        ax.add_patch(_box(t, 1.0, plus if sign > 0 else minus, 0.8))
+        ax.text(t + 0.4, 1.4, "+" if sign > 0 else "−", color="white", fontsize=9, ha="center", va="center")
+        ax.add_patch(_box(t, -1.2, fill, wt * 5))
+    ax.text(4, -1.35, "positions $t = 1, \\dots, T$", **small)
+    ax.set(xlim=(-0.2, 8.0), ylim=(-2.0, 2.0))
+    ax = axes[2]  # pooled vectors: the noise shrinks, the class signal along mu stays
+    for sign, color in ((1, plus), (-1, minus)):
+        pts = rng.normal(size=(30, 2)) * [0.3, 0.3] + [1.0 * sign, 0]
+        ax.plot(pts[:, 0], pts[:, 1], ".", color=color, ms=4, alpha=0.8)
+    ax.annotate("", (1.7, 0), (-1.7, 0), arrowprops={"arrowstyle": "<->", "lw": 1.2, "color": "0.3"})
+    ax.text(0, -1.35, "top eigenvector\nof $S$ along $\\mu$", **small)
+    ax.set(xlim=(-2.5, 2.5), ylim=(-2.0, 1.8))
+    ax = axes[3]  # the spectrum of S: the bulk law and the outlier
+    law = bulk_law(delta, gamma)
+    x = law.grid(400)
+    dens = law.density(x) / (1 - law.atom)
+    peak = float(np.nanmax(dens))
+    top = float(spike(theta, delta, gamma).sample_eigenvalue)
+    ax.fill_between(x, dens, color=fill)
+    ax.plot([top, top], [0, 0.7 * peak], color=minus, lw=2.4)
+    ax.plot([-0.1, 1.08 * top], [0, 0], color="0.3", lw=0.8)
+    ax.text(0.5 * law.upper, -0.12 * peak, "bulk", **small)
+    ax.text(top, -0.12 * peak, "outlier", color=minus, **small)
+    ax.set(xlim=(-0.1, 1.12 * top), ylim=(-0.6 * peak, 1.1 * peak))
+    for left, right in zip(axes[:-1], axes[1:]):
+        a, b = left.get_position(), right.get_position()
+        left.figure.text(0.5 * (a.x1 + b.x0), 0.5 * (a.y0 + a.y1), "→", fontsize=14, ha="center", va="center")
+    return axes
+
+
+def _box(t: float, y: float, color: str, height: float):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((t, y), 0.8, height, color=color, lw=0)

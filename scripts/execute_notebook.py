@@ -3,7 +3,7 @@
 
 Usage:
     python scripts/execute_notebook.py book/01_model.md [book/02_other.md ...]
-    python scripts/execute_notebook.py --all      # every book/[0-9]*.md
+    python scripts/execute_notebook.py --all      # every book/[0-9]*.md and book/intro.md
 
 For each MyST-markdown chapter (a jupytext notebook, ``formats: ipynb,md:myst``):
 
@@ -203,11 +203,11 @@ def execute_chapter(md_path: Path) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapters", nargs="*", type=Path, help="chapter .md files")
-    parser.add_argument("--all", action="store_true", help="every book/[0-9]*.md")
+    parser.add_argument("--all", action="store_true", help="every book/[0-9]*.md and book/intro.md")
     args = parser.parse_args(argv)
     chapters = list(args.chapters)
     if args.all:
-        chapters += sorted(BOOK.glob("[0-9]*.md"))
+        chapters += [BOOK / "intro.md"] + sorted(BOOK.glob("[0-9]*.md"))
     if not chapters:
         parser.error("give chapter .md files or --all")
     total = 0.0
