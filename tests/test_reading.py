@@ -13,8 +13,8 @@ Code (chapters 01-14 and the introduction, the pages that are notebooks):
 Text (every page of book/):
 
 * The text never points outside the book ("the notes", "the summary", earlier runs).
-* The answer first: every Part I chapter (01-08) opens, right after its title and the italic line that names
-  the paper's result, with an admonition of class ``answers``; the introduction's opening (before its first
+* The answer first: every chapter of Parts I and II (01-11) opens, right after its title and the italic line
+  that names the paper's result, with an admonition of class ``answers``; the introduction's opening (before its first
   section) is at most 700 words.
 * No title carries the paper's numbering ("Theorem 5", "Section 6"): it goes in the line under the title.
 * Proofs are folded: every ``prf:proof`` has ``:class: dropdown``.
@@ -42,7 +42,7 @@ BOOK = REPO / "book"
 CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.md"))
 NOTEBOOKS = CHAPTERS + [BOOK / "intro.md"]  # the pages with code: chapters, derivation pages, introduction
 PAGES = sorted(BOOK.glob("*.md"))
-PART_ONE = [p for p in CHAPTERS if "01" <= p.name[:2] <= "08"]
+OPEN_WITH_ANSWERS = [p for p in CHAPTERS if "01" <= p.name[:2] <= "11"]  # Part I and Part II
 MAX_VISIBLE_LINES = 25
 MAX_LINE = 88
 MAX_FIGURE_WIDTH = 6.6  # inches at figure.dpi = 100: a captioned figure is at most 672 px wide at 1280 px
@@ -187,8 +187,8 @@ def is_answers_box(block: str) -> bool:
         re.search(r"^:class:.*\banswers\b", block, flags=re.MULTILINE))
 
 
-@pytest.mark.parametrize("page", PART_ONE, ids=_name)
-def test_part_one_opens_with_its_answers(page):
+@pytest.mark.parametrize("page", OPEN_WITH_ANSWERS, ids=_name)
+def test_chapter_opens_with_its_answers(page):
     italic, first = opening_after_title(page)
     assert is_answers_box(first), (
         f"{page.name}: the first block after the title and the italic paper line must be an admonition of "
@@ -216,10 +216,10 @@ def test_the_checker_finds_an_answers_box(tmp_path):
     good = head + ":::{admonition} The answers\n:class: answers\n\nIt holds.\n:::\n\nMore.\n"
     path = tmp_path / "01_x.md"
     path.write_text(good)
-    test_part_one_opens_with_its_answers(path)
+    test_chapter_opens_with_its_answers(path)
     path.write_text(head + "Some text first.\n\n" + good[len(head):])
     with pytest.raises(AssertionError, match="class answers"):
-        test_part_one_opens_with_its_answers(path)
+        test_chapter_opens_with_its_answers(path)
 
 
 def directive_blocks(text: str, names: tuple[str, ...]):
