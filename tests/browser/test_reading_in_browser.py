@@ -11,7 +11,8 @@ cut off as in test_book_in_browser.py, in ONE page load per width:
   the sidebar or the table of contents;
 * every image of the page is inside a ``<figure>`` with a numbered caption, and is not shrunk by the
   browser at 1280 px (so the figure text keeps the size it was drawn at, 8 pt or more);
-* every proof is folded (a working toggle: see ``_ext/fold_proofs.py``);
+* every proof is folded (a working toggle: see ``_ext/fold_proofs.py``), and no output shows as its Python
+  repr (a Markdown table glued from another notebook renders: see ``_ext/glue_markdown.py``);
 * the code a reader sees without opening a toggle holds no cell over 25 lines and no line over 88
   characters, and such lines do not overflow their box at 1280 px;
 * the answer first: every Part I chapter (1-8) shows, right after its title and the italic line naming the
@@ -147,7 +148,9 @@ MEASURE_JS = r"""
   // Proofs (sphinx-proof gives them ids proof, proof-1, ...) must be folded by sphinx-togglebutton.
   const openProofs = [...article.querySelectorAll('div.proof[id^="proof"]')]
     .filter(p => !p.classList.contains('toggle-hidden')).map(p => p.textContent.trim().slice(0, 60));
-  return {column, equations, tables, prose, rawTitles, images, code, italic, openProofs,
+  // An output pasted as its Python repr instead of rendered (a glued Markdown table from another notebook).
+  const reprs = (article.innerText.match(/<IPython\.core\.display\.\w+ object>/g) || []).length;
+  return {column, equations, tables, prose, rawTitles, images, code, italic, openProofs, reprs,
           first: first ? (first.className || first.tagName) : null, answerBox, firstScreenMath, figureTop};
 }
 """
@@ -191,6 +194,8 @@ def reading_problems(doc: str, width: int, m: dict) -> list[str]:
         if table["overflows"] and not (table["scrolls"] and table["cue"]):
             problems.append(f"table does not fit at {width} px and shows no scroll cue: {table['text']!r}")
     problems += [f"proof shown open: {t!r}" for t in m["openProofs"]]
+    if m["reprs"]:
+        problems.append(f"{m['reprs']} output(s) shown as '<IPython.core.display... object>' instead of rendered")
     problems += [f"stray $ in the prose: {t!r}" for t in m["prose"]]
     problems += [f"raw TeX in a title or navigation entry: {t!r}" for t in m["rawTitles"]]
     for img in m["images"]:
