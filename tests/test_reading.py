@@ -18,8 +18,9 @@ Text (every page of book/):
   section) is at most 700 words.
 * No title carries the paper's numbering ("Theorem 5", "Section 6"): it goes in the line under the title.
 * Proofs are folded: every ``prf:proof`` has ``:class: dropdown``.
-* Corrections to the paper are said once, on book/paper_notes.md: no box elsewhere restates one (no admonition
-  mentions the paper's rho, the uncentred spike, the self term...), and the old label ``sources`` is gone.
+* Corrections to the paper are said once, on book/paper_notes.md: a box elsewhere that mentions one (the
+  paper's rho, "the paper states", "departs from the paper"...) must link its note, and the old label
+  ``sources`` is gone.
 * One meaning per symbol: the notation page lists each symbol once (at least 20, each with a link to where it
   is defined), and the spellings the book retired (``RETIRED``, e.g. kappa_n for free cumulants, delta_x for a
   point mass, E_+ for an edge) appear in no source, reported with file and line.
@@ -86,7 +87,8 @@ RETIRED = {
 RETIRED_RE = {re.compile(p): why for p, why in RETIRED.items()}
 ADMONITIONS = ("admonition", "note", "important", "warning", "tip", "attention", "caution", "danger", "hint",
                "seealso")
-CORRECTION = re.compile(r"\\rho\b|ρ|uncentred|uncentered|second spike|self term|strictly causal", re.IGNORECASE)
+CORRECTION = re.compile(r"\\rho\b|ρ|the paper states|the paper's statement|(departs|differs) from the paper|"
+                        r"not the paper's", re.IGNORECASE)
 
 
 def read_page(path: Path):
@@ -360,3 +362,13 @@ def test_the_checker_catches_a_long_cell(tmp_path):
         test_visible_cells_are_short(path)
     path.write_text(source.replace("```{code-cell} ipython3\n", "```{code-cell} ipython3\n:tags: [hide-input]\n\n"))
     test_visible_cells_are_short(path)
+
+
+def test_the_checker_catches_a_repeated_correction(tmp_path):
+    path = tmp_path / "03_x.md"
+    box = ":::{{important}}\nThe paper states the threshold with $\\rho$; here it is $\\theta$.{link}\n:::\n"
+    path.write_text("# The x\n\n" + box.format(link=""))
+    with pytest.raises(AssertionError, match="restates a correction"):
+        test_corrections_are_said_once(path)
+    path.write_text("# The x\n\n" + box.format(link=" See {ref}`note-theta`."))
+    test_corrections_are_said_once(path)
