@@ -268,8 +268,11 @@ def notation_rows() -> list[tuple[int, str, str, str]]:
     """(line, symbol, meaning, where) of every row of the tables of book/notation.md."""
     rows = []
     for number, line in enumerate((BOOK / "notation.md").read_text(encoding="utf-8").splitlines(), 1):
+        if not line.startswith("|"):
+            continue
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        if len(cells) == 3 and cells[0] not in ("symbol", "") and not set(cells[0]) <= set("-: "):
+        assert len(cells) == 3, f"book/notation.md:{number}: a row of {len(cells)} cells, not 3: {line[:80]}"
+        if cells[0] != "symbol" and not set(cells[0]) <= set("-: "):
             rows.append((number, *cells))
     return rows
 
