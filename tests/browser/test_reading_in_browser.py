@@ -50,6 +50,7 @@ CASES = [(doc, width) for doc in PAGES for width in WIDTHS] + [(doc, 390) for do
 SCREEN = 900
 SCREEN_BUDGET = 80  # screens at 1280 x 900 for the introduction and Part I together
 MIN_CONTRAST = 4.5
+TIMEOUT_MS = 120_000  # generous: a loaded machine is slow, a quiet one never waits this long
 
 MEASURE_JS = r"""
 () => {
@@ -161,6 +162,7 @@ def measure(browser, url: str, width: int, screenshot: Path | None, first_screen
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url.split("book/")[0])
                   else route.abort("blockedbyclient"))
     page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
     try:
         page.goto(url, wait_until="load")
         page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)")
@@ -261,6 +263,7 @@ def test_example_screenshots(base_url, browser, screenshots_dir):
     a folded code cell with its toggle, a captioned numbered figure, a proposition block and an exercise."""
     context = browser.new_context(viewport={"width": 1280, "height": SCREEN}, service_workers="block")
     page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
     out = screenshots_dir / "examples"
     out.mkdir(parents=True, exist_ok=True)
     try:
