@@ -23,7 +23,7 @@ from .model import sample_tokens
 from .positional import SignProcess
 
 __all__ = ["causal_attention_weights", "sample_embeddings", "deviation_second_moment", "deviation_rms",
-           "deviation_mean", "DeviationScan", "deviation_scan"]
+           "repeated_pairs", "deviation_mean", "DeviationScan", "deviation_scan"]
 
 
 def causal_attention_weights(X, tau: float = 0.0, *, strict: bool = False) -> np.ndarray:
@@ -166,6 +166,19 @@ def deviation_rms(T: int, tau: float, d: int, *, V: int | None = None, R=None, s
     """Predicted root-mean-square of w_s - w_inf,s over positions s for one sequence: sqrt(trace(M) / T)."""
     M = deviation_second_moment(T, tau, d, V=V, R=R, strict=strict)
     return float(np.sqrt(np.trace(M) / M.shape[0]))
+
+
+def repeated_pairs(R, V: int) -> float:
+    r"""Expected number of position pairs s < t of one sequence holding the same token: sum_{s<t} (1 + R_ts) / V.
+
+    Positions t and s carry the same sign with probability (1 + R_ts)/2, and then the same one of the V/2
+    tokens of that class with probability 2/V. The pairs are nearly independent events of probability O(1/V),
+    so a sequence repeats some token with probability about 1 - exp(-repeated_pairs), and among N sequences
+    about N T^2 / (2V) do when R = I.
+    """
+    R = _v.correlation_matrix("R", R)
+    V = _v.positive_int("V", V, even=True, minimum=2)
+    return float(np.sum(1.0 + R[np.triu_indices(R.shape[0], 1)]) / V)
 
 
 def deviation_mean(T: int, tau: float, d: int, *, mu_norm2: float = 0.0, R=None, strict: bool = False) -> np.ndarray:

@@ -230,10 +230,11 @@ def in_critical_window(setting: Setting) -> bool:
     With :math:`x = \theta - \delta`, :math:`x_*` the sample threshold and :math:`w_d = \sqrt{2\ell/z''(x_*)}`
     the window width (:func:`attnlib.fluctuations.window_width`, proportional to :math:`d^{-1/3}`; :math:`\ell` is
     the Tracy-Widom scale of the edge), the point is in the window when :math:`|x - x_*| < \sqrt{q}\,w_d`, with
-    q = 0.98 the 95% quantile of TW_1 (:func:`attnlib.fluctuations.edge_quantile` at
+    q = 0.98 the 95% quantile of TW_1 (:func:`attnlib.fluctuations.window_half_width` at
     :data:`attnlib.fluctuations.WINDOW_LEVEL`). Reason: the limit outlier sits
     :math:`z(x) - E \approx \ell\,(x - x_*)^2 / w_d^2` above the edge E, so inside the window it would lie below
-    the 95% quantile of the top eigenvalue of a matrix without signal, and the finite-d outlier and overlap are
+    the margin q, the 95% quantile of the top eigenvalue of a matrix without signal (a margin, not a detection
+    probability: at the window's edge a draw clears it about half the time), and the finite-d outlier and overlap are
     smoothed versions of the limiting curves (which have a kink at :math:`x_*`); the chapter "How large is
     large?" measures the smoothing (a function of :math:`(x - x_*)/w_d` alone). Comparisons with the limit are
     only made outside the window. This replaces the earlier rule :math:`|\theta/\theta_s - 1| < d^{-1/3}`,
@@ -241,7 +242,7 @@ def in_critical_window(setting: Setting) -> bool:
     """
     _v.setting(setting)
     t = fluctuations.window_position(setting.theta, setting.delta, setting.gamma, setting.d)
-    return bool(abs(t) < np.sqrt(fluctuations.edge_quantile(fluctuations.WINDOW_LEVEL)))
+    return bool(abs(t) < fluctuations.window_half_width(fluctuations.WINDOW_LEVEL))
 
 
 def samples_threshold(setting: Setting) -> float:

@@ -19,8 +19,9 @@ No outlier: the edge
 
 The critical window of the sample transition
     :func:`window_width` (width :math:`\sqrt{2\ell/z''(x_*)} \propto d^{-1/3}` in ``x``), :func:`window_position`
-    (the distance to the threshold in window widths) and :func:`edge_quantile` (quantiles of
-    :math:`\mathrm{TW}_1`, which set the window's half-width :data:`WINDOW_LEVEL`).
+    (the distance to the threshold in window widths), :func:`edge_quantile` (quantiles of
+    :math:`\mathrm{TW}_1`) and :func:`window_half_width` (the half-width :math:`\sqrt{q}` in window widths for
+    the margin quantile q at :data:`WINDOW_LEVEL`).
 
 An outlier: Gaussian fluctuations of order :math:`d^{-1/2}`
     :func:`outlier_variance` (the variance split by source) and :func:`outlier_sd`; :func:`fourth_moment_ratio`
@@ -40,10 +41,11 @@ from . import _validate as _v
 from . import theory, tracy_widom
 
 __all__ = ["OutlierVariance", "WINDOW_LEVEL", "edge_constant", "edge_quantile", "edge_scale", "fourth_moment_ratio",
-           "outlier_sd", "outlier_variance", "standardize", "window_position", "window_width"]
+           "outlier_sd", "outlier_variance", "standardize", "window_half_width", "window_position", "window_width"]
 
-#: Probability level of the critical window. A point is in the window when its limit outlier would sit less than
-#: the ``WINDOW_LEVEL`` quantile of TW_1 (in units of the edge scale) above the edge; see :func:`window_width`.
+#: Level of the margin that defines the critical window: a point is in the window when its *limit* outlier would
+#: sit less than q, the ``WINDOW_LEVEL`` quantile of TW_1 (in edge scales), above the edge. A margin, not a
+#: detection probability (see :func:`window_half_width`).
 WINDOW_LEVEL = 0.95
 
 
@@ -168,6 +170,26 @@ def edge_quantile(p: float = WINDOW_LEVEL) -> float:
     return float(brentq(lambda s: tracy_widom.cdf(s) - p, -8.0, 8.0, xtol=1e-12))
 
 
+@lru_cache(maxsize=16)
+def window_half_width(level: float = WINDOW_LEVEL) -> float:
+    r"""Half-width of the critical window in window widths: :math:`\sqrt{q}`, q the ``level`` quantile of TW_1.
+
+    A strength is in the window when :math:`|t| < \sqrt q`, :math:`t = (x - x_*)/w_d` (:func:`window_position`):
+    its limit outlier :math:`E + \ell t^2` would sit less than the margin :math:`q\,\ell` above the edge, the
+    ``level`` quantile of the top eigenvalue of a matrix without signal. The rule needs q > 0, i.e. ``level``
+    above :math:`F_{\mathrm{TW}_1}(0) \approx 0.83` (the TW_1 mass below 0); a lower level has a negative
+    margin, below the edge where no limit outlier lies, and raises ``ValueError``.
+
+    Not a probability of detection: at the window's edge the limit outlier sits at the margin and a draw's top
+    eigenvalue fluctuates around it on the scale :math:`\ell`, so it clears the margin about half the time.
+    """
+    q = edge_quantile(level)
+    if not q > 0:
+        raise ValueError(f"level must exceed the TW_1 mass below 0, {float(tracy_widom.cdf(0.0)):.4f}, so that "
+                         f"the margin quantile is positive; got level = {level!r} (quantile {q:.4g})")
+    return float(np.sqrt(q))
+
+
 def window_width(delta, gamma, d) -> float:
     r"""Width :math:`w_d = \sqrt{2\ell/z''(x_*)}` of the critical window of the sample transition, in ``x``.
 
@@ -178,17 +200,8 @@ def window_width(delta, gamma, d) -> float:
     window :math:`|x - x_*| \lesssim w_d \propto d^{-1/3}` (Baik, Ben Arous and Peche 2005). Both
     :math:`\ell` and :math:`z''` are proportional to kappa, which cancels.
 
-    Parameters
-    ----------
-    delta, gamma : float
-        Ratios d/V and d/N (> 0).
-    d : int
-        Dimension.
-
-    Returns
-    -------
-    float
-        :math:`w_d` (the same for every kappa); :math:`w_d = w_1 d^{-1/3}` exactly.
+    ``delta``, ``gamma``: ratios d/V and d/N (> 0); ``d``: the dimension. Returns :math:`w_d` (the same for
+    every kappa); :math:`w_d = w_1 d^{-1/3}` exactly.
     """
     delta, gamma, _ = _ratios(delta, gamma, 1.0)
     x_star = theory.critical_x(delta, gamma)[0]
@@ -200,9 +213,9 @@ def window_width(delta, gamma, d) -> float:
 def window_position(theta, delta, gamma, d):
     r"""Distance to the sample threshold in window widths, :math:`t = (\theta - \delta - x_*) / w_d`.
 
-    ``theta`` may be an array. A point is in the critical window when ``|t| < sqrt(edge_quantile())``:
-    there the limit outlier would sit less than the :data:`WINDOW_LEVEL` (95%) quantile of the edge's Tracy-Widom
-    fluctuation above E.
+    ``theta`` may be an array. A point is in the critical window when ``|t| <`` :func:`window_half_width`:
+    there the limit outlier would sit less than the margin, the :data:`WINDOW_LEVEL` (95%) quantile of the
+    edge's Tracy-Widom fluctuation, above E.
     """
     delta, gamma, _ = _ratios(delta, gamma, 1.0)
     theta = _v.finite_array("theta", theta)
@@ -304,13 +317,16 @@ def outlier_variance(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta4=3
     the formula well above :math:`x_*`. Neglected: relative corrections of order :math:`d^{-1/2}`, the
     finite-T structure of the tokens (a few per cent when few positions carry weight), and the lower-order
     dependence between ``a`` and ``y`` (they are uncorrelated, but the classes have their own scatter).
+    At ``gamma = 0`` (infinitely many sequences) the sample outlier is the population outlier: the sampling part
+    vanishes, and the vocabulary part is the variance of the population outlier over vocabularies (z = l).
 
     Parameters
     ----------
     delta, gamma : float
-        Ratios d/V and d/N (> 0).
+        Ratios d/V (> 0) and d/N (>= 0).
     theta : float
-        Spike strength alpha (||mu||^2 + delta) / kappa; must exceed the sample threshold delta + x*.
+        Spike strength alpha (||mu||^2 + delta) / kappa; must exceed the threshold delta + x* (delta + sqrt(delta)
+        at gamma = 0).
     d : int
         Dimension (N = d / gamma sequences).
     kappa : float
@@ -326,20 +342,20 @@ def outlier_variance(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta4=3
     OutlierVariance
         The four contributions; ``.total`` and ``.sd``.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
-    theta = _v.positive("theta", theta)
+    delta, _, kappa = _ratios(delta, 1.0, kappa)
+    gamma, theta = _v.nonnegative("gamma", gamma), _v.positive("theta", theta)
     d = _v.positive_int("d", d)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
     beta4 = _v.positive("beta4", beta4)
     if beta4 < 1.0 - 1e-12:
         raise ValueError(f"beta4 = E[(w^T xi)^4] / alpha^2 must be >= 1, got {beta4!r}")
-    x_star = theory.critical_x(delta, gamma)[0]
+    x_star = theory.critical_x(delta, gamma)[0] if gamma > 0 else float(np.sqrt(delta))
     x = theta - delta
     if not x > x_star:
         raise ValueError(f"theta must exceed the sample threshold delta + x* = {delta + x_star:.6g} (an outlier), "
                          f"got {theta!r}")
     s2, s3 = delta + gamma + delta * gamma, delta * gamma
-    n_seq = d / gamma
+    n_seq = d / gamma if gamma > 0 else np.inf
     z1 = kappa * (1.0 - s2 / x**2 - 2.0 * s3 / x**3)
     ell = kappa * (x + 1.0) * (x + delta) / x
     psi1 = z1 / (kappa * (1.0 - delta / x**2))

@@ -9,7 +9,9 @@ one). Without projections and with scale d the weights are exactly those of
 :func:`attnlib.attention.causal_attention_weights`.
 
 :func:`layer_draw` draws one vocabulary and N sequences, pools them with the layer and, on the same tokens,
-with fixed reference weights, and returns the top eigenpair of both sample covariances (paired comparison).
+with fixed reference weights, and returns the top eigenpair of both sample covariances (paired comparison)
+and the size of their difference, split between the sequences with a repeated token and the rest
+(:func:`difference_norms`).
 :func:`random_row_moments` is the theory of the regimes in which the weights stay random as d grows (scale
 sqrt(d) without projections and tau < 0, or with projections): every attention row is a softmax of i.i.d.
 Gaussian scores, and the spike strength of the pooled vectors is E[w^T R w] / E[||w||^2] times ||h||^2.
@@ -23,13 +25,13 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from . import _validate as _v
-from .linalg import one_blas_thread, squared_cosines
+from .linalg import one_blas_thread, squared_cosines, start_vector
 from .model import draw_vocabulary, sample_tokens
 from .operators import top_eigenpairs
 from .positional import SignProcess
 
-__all__ = ["SCALINGS", "random_projections", "pooling_weights", "softmax_row_second_moment",
-           "random_row_moments", "FIELDS", "LayerDraw", "layer_draw", "LayerScan",
+__all__ = ["SCALINGS", "random_projections", "pooling_weights", "score_tilt", "softmax_row_second_moment",
+           "random_row_moments", "FIELDS", "LayerDraw", "difference_norms", "layer_draw", "LayerScan",
            "layer_scan"]
 
 #: The score scalings, "d" dividing q^T k by d (the paper's) and "sqrt_d" by sqrt(d) (the usual one).
@@ -37,10 +39,8 @@ SCALINGS = ("d", "sqrt_d")
 
 
 def random_projections(d: int, rng: np.random.Generator, *, d_k: int | None = None):
-    """Query and key projections W_Q, W_K of shape (d_k, d), i.i.d. N(0, 1/d) entries (d_k = d by default).
-
-    With this scale ||W x||^2 ~ (d_k/d) ||x||^2, so a projected token has about the norm of the token itself.
-    """
+    """Query and key projections W_Q, W_K of shape (d_k, d), i.i.d. N(0, 1/d) entries (d_k = d by default):
+    ||W x||^2 ~ (d_k/d) ||x||^2, so a projected token has about the norm of the token itself."""
     d = _v.positive_int("d", d)
     d_k = d if d_k is None else _v.positive_int("d_k", d_k)
     rng = _v.rng(rng)
@@ -106,6 +106,14 @@ def pooling_weights(X, tau: float, *, scaling: str = "d", projections=None) -> n
         Q, K = X @ WQ.T, X @ WK.T
     w = _weights(Q, K, tau, d if scaling == "d" else np.sqrt(d))
     return w[0] if single else w
+
+
+def score_tilt(tau: float, d: int) -> float:
+    r"""E[a_ts / a_tt] for keys s < t with scores tau x^T x / sqrt(d) and x_t, x_s i.i.d. N(0, I_d), exactly:
+    :math:`(1 + 2\tau/\sqrt d - \tau^2/d)^{-d/2} = \exp(-\tau\sqrt d + 3\tau^2/2 + O(d^{-1/2}))`, the tilt of the
+    mean weights away from mean pooling, E[w_s] - 1/T = tilt (T + 1 - 2s)/T to first order (tau > 0)."""
+    tau, d = _v.finite_scalar("tau", tau), _v.positive_int("d", d)
+    return float((1.0 + 2.0 * tau / np.sqrt(d) - tau**2 / d) ** (-d / 2.0))
 
 
 # ------------------------------------------------------------------------------------ random-row theory
@@ -176,19 +184,21 @@ def random_row_moments(T: int, sigma: float, *, self_key: bool = True):
 
 #: Fields of :class:`LayerDraw` that :func:`layer_scan` stacks into (dims, draws) arrays.
 FIELDS = ("top", "overlap_h", "overlap_u", "top_fixed", "overlap_h_fixed", "overlap_u_fixed", "trace",
-          "trace_fixed", "alpha_bar",
-          "alpha_fixed", "kappa_bar", "deviation2", "repeat_fraction")
+          "trace_fixed", "alpha_bar", "alpha_fixed", "kappa_bar", "deviation2", "repeat_fraction",
+          "norm_repeat", "norm_rest", "shift_repeat")
 
 
 @dataclass(frozen=True)
 class LayerDraw:
     """One end-to-end draw: the top eigenpair of S for the attention layer and for fixed reference weights.
 
-    ``top``, ``overlap_h``, ``overlap_u``: top eigenvalue of the centred S of the layer's pooled vectors and
-    the squared cosines of its eigenvector with h and u; ``*_fixed``: the same for the reference weights on the
-    same tokens; ``trace``, ``trace_fixed``: tr(S)/d of the two. Over the N sequences: ``alpha_bar`` and ``alpha_fixed`` the means of (w_n^T xi_n)^2 and
-    (w_ref^T xi_n)^2, ``kappa_bar`` the mean of ||w_n||^2, ``deviation2`` the mean of ||w_n - w_ref||^2,
-    ``mean_weights`` the mean of the w_n, ``repeat_fraction`` the fraction of sequences with a repeated token.
+    ``top``, ``overlap_h``, ``overlap_u``: top eigenvalue of the layer's centred S and the squared cosines of its
+    eigenvector with h and u; ``*_fixed``: the same for the reference weights on the same tokens; ``trace*``:
+    tr(S)/d. Over the N sequences: ``alpha_bar``, ``alpha_fixed`` the means of (w_n^T xi_n)^2, (w_ref^T xi_n)^2,
+    ``kappa_bar`` of ||w_n||^2, ``deviation2`` of ||w_n - w_ref||^2, ``mean_weights`` of the w_n, and
+    ``repeat_fraction`` the fraction of sequences with a repeated token.
+    ``norm_repeat``, ``norm_rest`` and ``shift_repeat``: the operator norms of the two parts of S - S_fixed and
+    the first-order move of the fixed weights' outlier by the repeat part (:func:`difference_norms`).
     """
 
     d: int
@@ -206,6 +216,9 @@ class LayerDraw:
     deviation2: float
     repeat_fraction: float
     mean_weights: np.ndarray
+    norm_repeat: float = np.nan
+    norm_rest: float = np.nan
+    shift_repeat: float = np.nan
 
 
 class _CenteredCovariance(LinearOperator):
@@ -224,6 +237,49 @@ class _CenteredCovariance(LinearOperator):
         return self
 
 
+class _DifferenceOperator(LinearOperator):
+    """(A^T A - B^T B) / N - (a a^T - b b^T) for pooled rows A, B (n, d) and means a, b (d,)."""
+
+    def __init__(self, A: np.ndarray, B: np.ndarray, N: int, means: np.ndarray):
+        self.A, self.B, self.N, self.means = A, B, N, means
+        super().__init__(dtype=np.float64, shape=(A.shape[1], A.shape[1]))
+
+    def _matvec(self, x):
+        x = np.asarray(x, dtype=float).ravel()
+        x32 = x.astype(self.A.dtype)
+        out = (self.A.T @ (self.A @ x32) - self.B.T @ (self.B @ x32)).astype(float) / self.N
+        return out - self.means[0] * (self.means[0] @ x) + self.means[1] * (self.means[1] @ x)
+
+    def _adjoint(self):
+        return self
+
+
+def difference_norms(C: np.ndarray, repeated: np.ndarray, u: np.ndarray) -> tuple[float, float, float]:
+    r"""Size of S - S_ref (centred covariances of the same N sequences pooled two ways, ``C[0]`` and ``C[1]``,
+    each (N, d)), split between the sequences with a repeated token (boolean mask ``repeated``) and the rest.
+
+    Returns ``(norm_repeat, norm_rest, shift_repeat)``: the operator norm of the repeat part
+    :math:`P = \frac1N\sum_{n\,\text{rep}}(c_nc_n^\top - c'_nc_n'^\top)` (exactly: rank <= 2M, its non-zero
+    eigenvalues are those of J G G^T / N, G the 2M stacked rows, J = diag(1, -1)), that of the rest (the other
+    sequences and the change of the centring, by Lanczos), and :math:`u^\top P u`, the first-order move by P
+    of the eigenvalue of S_ref whose unit eigenvector is ``u``."""
+    from scipy.sparse.linalg import eigsh
+
+    C = np.asarray(C)
+    repeated = np.asarray(repeated, dtype=bool)
+    N = C.shape[1]
+    G = np.concatenate([C[0, repeated], C[1, repeated]]).astype(float)
+    signs = np.r_[np.ones(repeated.sum()), -np.ones(repeated.sum())]
+    norm_repeat = float(np.abs(np.linalg.eigvals(signs[:, None] * (G @ G.T))).max() / N) if G.size else 0.0
+    shift = float(signs @ (G @ np.asarray(u, dtype=float).ravel()) ** 2 / N)
+    means = C.mean(axis=1, dtype=np.float64)
+    rest, v0 = _DifferenceOperator(C[0, ~repeated], C[1, ~repeated], N, means), start_vector(C.shape[2])
+    if not np.any(rest.matvec(v0)):  # identical poolings: Lanczos would stop on a zero vector
+        return norm_repeat, 0.0, shift
+    vals = eigsh(rest, k=1, which="LM", tol=1e-6, v0=v0, return_eigenvectors=False)
+    return norm_repeat, float(np.abs(vals).max()), shift
+
+
 def _batches(n: int, T: int, d: int, budget: int = 2**21):
     step = max(1, budget // (T * d))
     for a in range(0, n, step):
@@ -238,10 +294,8 @@ def layer_draw(process: SignProcess, d: int, V: int, N: int, mu_norm2: float, ta
     (single precision, from the same double-precision normals, as on its fast path), then the signs, then the
     tokens; then, if ``projected``, the projections (:func:`random_projections`), which are applied to the
     table once (queries and keys of a token are rows of E W^T). The layer's weights are computed in batches of
-    sequences, and both sets of pooled
-    vectors are formed from the same gathered embeddings, in single precision, and their centred sample
-    covariances applied through them, the top eigenpair found by Lanczos
-    (:func:`attnlib.operators.top_eigenpairs`).
+    sequences, both sets of pooled vectors are formed from the same gathered embeddings in single precision,
+    and the top eigenpairs of their centred covariances found by Lanczos (:func:`attnlib.operators.top_eigenpairs`).
 
     Parameters
     ----------
@@ -295,12 +349,13 @@ def layer_draw(process: SignProcess, d: int, V: int, N: int, mu_norm2: float, ta
             C[0, part] = np.matmul(W[part, None, :].astype(np.float32), X)[:, 0]
             C[1, part] = ref32 @ X
         ordered = np.sort(tokens, axis=1)
-        repeats = float(np.mean(np.any(ordered[:, 1:] == ordered[:, :-1], axis=1)))
+        repeated = np.any(ordered[:, 1:] == ordered[:, :-1], axis=1)
         u, h, _ = vocab.directions()
         out = []
         for pooled in C:
             vals, vecs = top_eigenpairs(_CenteredCovariance(pooled), 1)
             out += [float(vals[0]), float(squared_cosines(vecs, h)[0]), float(squared_cosines(vecs, u)[0])]
+        norms = difference_norms(C, repeated, vecs[:, 0])  # vecs: the reference weights' top eigenvector
         spread = [float(np.einsum("nd,nd->", pooled, pooled, dtype=np.float64)) / (N * d)
                   - float(pooled.mean(axis=0, dtype=np.float64) @ pooled.mean(axis=0, dtype=np.float64)) / d
                   for pooled in C]
@@ -308,7 +363,8 @@ def layer_draw(process: SignProcess, d: int, V: int, N: int, mu_norm2: float, ta
                      alpha_fixed=float(np.mean((xi @ reference) ** 2)),
                      kappa_bar=float(np.mean(np.einsum("nt,nt->n", W, W))),
                      deviation2=float(np.mean(np.sum((W - reference) ** 2, axis=1))),
-                     repeat_fraction=repeats, mean_weights=W.mean(axis=0))
+                     repeat_fraction=float(repeated.mean()), mean_weights=W.mean(axis=0),
+                     norm_repeat=norms[0], norm_rest=norms[1], shift_repeat=norms[2])
 
 
 @dataclass(frozen=True)

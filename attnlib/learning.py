@@ -11,12 +11,14 @@ Targets. :func:`label_snr_optimum` maximises the Fisher separation of :func:`att
 over softmax weights (the best a trained layer can do on the task, in the limit); :func:`bounded_optimum`
 maximises alpha/kappa over w = softmax(b) with 0 <= b_t <= B, which tends to lambda_+(R) of
 :func:`attnlib.weights.optimal_nonnegative` as B grows, and :func:`bounded_gap` is the first-order size of
-the shortfall, C e^{-B}.
+the shortfall, C e^{-B}, minimised over every maximiser of lambda_+ (:func:`nonnegative_maximisers`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
 
 import numpy as np
 from scipy.optimize import minimize
@@ -25,8 +27,8 @@ from scipy.special import expit, log_expit, softmax
 from . import _validate as _v
 from . import weights as _w
 
-__all__ = ["TrainedPooling", "train_pooling", "decision", "test_accuracy", "label_snr_optimum", "bounded_optimum",
-           "bounded_gap", "cosine_distance"]
+__all__ = ["TrainedPooling", "train_pooling", "decision", "test_accuracy", "label_snr_optimum",
+           "nonnegative_maximisers", "bounded_optimum", "bounded_gap", "shortfall_constant", "cosine_distance"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,22 +176,109 @@ def _snr_and_gradient(b, R):
     return -q, -(w * (g_w - w @ g_w))
 
 
-def bounded_optimum(R, B: float):
+@lru_cache(maxsize=32)
+def _maximisers(R_bytes: bytes, T: int, tol: float) -> tuple[tuple[float, ...], ...]:
+    """Every support whose R_SS has a strictly positive top eigenvector for an eigenvalue within ``tol``
+    (relative) of the largest such eigenvalue; each as its weights (sum 1, zeros off the support)."""
+    R = np.frombuffer(R_bytes, dtype=float).reshape(T, T)
+    found = []
+    for k in range(1, T + 1):
+        supports = np.array(list(combinations(range(T), k)))
+        for chunk in np.array_split(supports, max(1, supports.shape[0] // 20_000)):
+            lam, vec = np.linalg.eigh(R[chunk[:, :, None], chunk[:, None, :]])
+            top = vec[:, :, -1] * np.where(vec[:, :, -1].sum(axis=1) >= 0, 1.0, -1.0)[:, None]
+            for j in np.flatnonzero(top.min(axis=1) > 1e-10):
+                found.append((float(lam[j, -1]), chunk[j], top[j]))
+    best = max(value for value, _, _ in found)
+    out = []
+    for value, support, vector in found:
+        if value >= best - tol * max(1.0, abs(best)):
+            w = np.zeros(T)
+            w[support] = vector / vector.sum()
+            out.append(tuple(w))
+    return tuple(out)
+
+
+def nonnegative_maximisers(R, *, tol: float = 1e-9, max_T: int = _w.NONNEGATIVE_MAX_T) -> list[np.ndarray]:
+    r"""Every maximiser of alpha/kappa = w^T R w / ||w||^2 over w >= 0 (up to scale), each normalised to sum 1.
+
+    The maximum is :math:`\lambda_+(R)` (:func:`attnlib.weights.optimal_nonnegative`), and it may be attained at
+    several points: for a Toeplitz R with negative entries, translates of one support often tie (R = (-0.5)^|t-s|
+    has two maximisers, on the odd and on the even positions). A point w >= 0 with support S is a maximiser iff
+    w_S is a strictly positive top eigenvector of R_SS for the eigenvalue lambda_+ (KKT conditions); so the
+    maximisers with a simple top eigenvalue on their support are found by scanning all 2^T - 1 supports, and a
+    support counts when its eigenvalue is within ``tol`` (relative) of the largest. If R >= 0 entrywise with a
+    simple top eigenvalue, the maximiser is the Perron vector, unique (any T). A maximum attained on a continuum
+    (a degenerate top eigenvalue on one support) is represented by the supports' extreme points only.
+
+    Parameters
+    ----------
+    R : array_like
+        T x T correlation matrix.
+    tol : float
+        Relative tolerance for a tie with the largest value.
+    max_T : int
+        Largest T for the scan of supports (2^T small eigendecompositions; T = 16 takes about a second).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The maximisers (each non-negative, summing to 1), in lexicographic order of their supports.
+    """
+    R = _v.correlation_matrix("R", R)
+    tol = _v.positive("tol", tol)
+    max_T = _v.positive_int("max_T", max_T)
+    T = R.shape[0]
+    lam = np.linalg.eigvalsh(R)
+    if np.all(R >= -1e-10) and (T == 1 or lam[-1] - lam[-2] > tol * max(1.0, lam[-1])):
+        return [_w.optimal_nonnegative(R)[0]]
+    if T > max_T:
+        raise ValueError(f"T must be <= max_T = {max_T} to scan the 2^T - 1 supports for this R, got T = {T}; "
+                         "raise max_T to accept the cost")
+    return [np.array(w) for w in _maximisers(R.tobytes(), T, tol)]
+
+
+def _first_order_scores(w: np.ndarray, B: float) -> np.ndarray:
+    """Scores of the best bounded weighting near a maximiser w, to first order: B + log(w_t / max w) on the
+    support (clipped to [0, B]) and 0 off it."""
+    with np.errstate(divide="ignore"):
+        b = np.where(w > 0, B + np.log(w / w.max()), 0.0)
+    return np.clip(b, 0.0, B)
+
+
+def shortfall_constant(R, w) -> float:
+    """C_k of one maximiser ``w`` of :func:`nonnegative_maximisers`: 2 max_j w_j sum_{i off the support of w}
+    abs((R w)_i) / ||w||^2, the first-order cost e^{-B} C_k of bounded scores near w (see :func:`bounded_gap`)."""
+    R = _v.correlation_matrix("R", R)
+    w = _v.weights_vector("w", w, R.shape[0])
+    if np.any(w < 0):
+        raise ValueError("w must be non-negative (a maximiser of alpha/kappa over w >= 0)")
+    return float(2.0 * w.max() * np.sum(np.abs(R @ w)[w <= 0]) / (w @ w))
+
+
+def bounded_optimum(R, B: float, *, random_starts: int = 0, seed: int = 0):
     r"""Best alpha/kappa of w = softmax(b) with every score in [0, B] (weight ratios at most e^B).
 
-    L-BFGS-B from three starts: uniform scores, B on the support of :func:`attnlib.weights.optimal_nonnegative`
-    and 0 elsewhere, and B times that optimum's weights over their largest. Returns ``(w, value)``; value
-    increases to lambda_+(R) as B grows (:func:`bounded_gap` gives the rate).
+    The problem is not concave: every maximiser of :func:`nonnegative_maximisers` has its own local optimum
+    near it for large B, and they differ at order e^{-B} (:func:`bounded_gap`); at small B the best scores
+    are often B on a maximiser's support and 0 off it. L-BFGS-B is started from the uniform scores and, for
+    each maximiser w, from its first-order scores (B + log(w_t / max w) on the support, 0 off it) and from
+    B on its support, plus ``random_starts`` scores uniform in [0, B]^T (generator ``seed``); the best local
+    optimum is returned as ``(w, value)``. The value increases to lambda_+(R) as B grows.
     """
     R = _v.correlation_matrix("R", R)
     B = _v.positive("B", B)
+    random_starts = _v.positive_int("random_starts", random_starts, minimum=0)
+    rng = np.random.default_rng(_v.positive_int("seed", seed, minimum=0))
     T = R.shape[0]
-    w_plus, _ = _w.optimal_nonnegative(R)
-    starts = [np.full(T, B / 2), B * (w_plus > 0), B * w_plus / w_plus.max()]
+    starts = [np.full(T, B / 2)]
+    for w in nonnegative_maximisers(R):
+        starts += [_first_order_scores(w, B), B * (w > 0)]
+    starts += list(rng.uniform(0.0, B, (random_starts, T)))
     best = None
     for b0 in starts:
-        res = minimize(_snr_and_gradient, b0.astype(float), args=(R,), jac=True, method="L-BFGS-B",
-                       bounds=[(0.0, B)] * T, options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 2000})
+        res = minimize(_snr_and_gradient, b0, args=(R,), jac=True, method="L-BFGS-B", bounds=[(0.0, B)] * T,
+                       options={"gtol": 1e-14, "ftol": 1e-16, "maxiter": 5000})
         if best is None or res.fun < best.fun:
             best = res
     return softmax(best.x), float(-best.fun)
@@ -198,12 +287,12 @@ def bounded_optimum(R, B: float):
 def bounded_gap(R) -> float:
     r"""The constant C of lambda_+(R) - max_{0 <= b <= B} alpha/kappa ~ C e^{-B} as B -> infinity.
 
-    At the non-negative optimum w (support S), the gradient of the Rayleigh quotient q off the support is
+    At a non-negative maximiser w (support S), the gradient of the Rayleigh quotient q off the support is
     2 (R w)_i / ||w||^2 <= 0 (the KKT conditions). Bounded scores force every weight off S up to at least
-    e^{-B} max_j w_j, which to first order costs C e^{-B} with C = 2 max_j w_j sum_{i not in S} abs((R w)_i) /
-    ||w||^2 (0 when R >= 0 and the optimum has full support).
+    e^{-B} max_j w_j, which to first order costs C_w e^{-B} with C_w = 2 max_j w_j sum_{i not in S} abs((R w)_i)
+    / ||w||^2, and readjusting the weights on S gains only at second order. With several maximisers
+    (:func:`nonnegative_maximisers`) the bounded optimum follows the cheapest: C = min_w C_w (0 when R >= 0 and
+    the optimum has full support).
     """
     R = _v.correlation_matrix("R", R)
-    w, _ = _w.optimal_nonnegative(R)
-    off = w <= 0
-    return float(2.0 * w.max() * np.sum(np.abs(R @ w)[off]) / (w @ w))
+    return min(shortfall_constant(R, w) for w in nonnegative_maximisers(R))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from attnlib import fluctuations as fl
-from attnlib import positional
+from attnlib import positional, tracy_widom
 from attnlib import theory as th
 from attnlib import weights as W
 
@@ -145,3 +145,28 @@ def test_window_width_is_where_the_outlier_leaves_the_edge(delta, gamma):
     np.testing.assert_allclose(pos, [-1.0, 2.0], rtol=1e-10)
     with pytest.raises(ValueError, match="theta"):
         fl.window_position(np.nan, delta, gamma, 1000)
+
+
+def test_window_half_width_is_the_root_of_a_positive_margin():
+    """sqrt(q_p) for a positive TW_1 quantile; a level whose quantile is not positive has no window."""
+    assert fl.window_half_width(0.95) == pytest.approx(np.sqrt(fl.edge_quantile(0.95)), rel=1e-12)
+    assert fl.window_half_width(0.99) > fl.window_half_width(0.95)
+    assert tracy_widom.cdf(0.0) == pytest.approx(0.8319, abs=1e-3)  # below this level the quantile is negative
+    for level in (0.5, 0.8):
+        with pytest.raises(ValueError, match="level"):
+            fl.window_half_width(level)
+
+
+def test_outlier_variance_at_gamma_zero_is_the_population_outlier():
+    """gamma = 0: no sampling part; the vocabulary part with the population slope kappa (1 - delta / x^2), and the
+    threshold sqrt(delta); it matches gamma -> 0."""
+    delta, theta, d, mu2 = 0.5, 1.5, 200, 0.3
+    v0 = fl.outlier_variance(delta, 0.0, theta, d, kappa=2.0, mu_norm2=mu2)
+    x = theta - delta
+    slope2 = (theta * 2.0 * (1 - delta / x**2)) ** 2
+    assert v0.sampling == 0.0
+    assert v0.vocabulary_direction == pytest.approx(slope2 * 2 * delta / (x**2 - delta) / d, rel=1e-12)
+    near = fl.outlier_variance(delta, 1e-9, theta, d, kappa=2.0, mu_norm2=mu2)
+    assert near.vocabulary == pytest.approx(v0.vocabulary, rel=1e-6) and near.sampling < 1e-6
+    with pytest.raises(ValueError, match="threshold"):
+        fl.outlier_variance(delta, 0.0, delta + 0.9 * np.sqrt(delta), d)

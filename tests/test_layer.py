@@ -101,3 +101,58 @@ def test_layer_scan_streams_and_validation():
         layer.layer_draw("markov", 60, 120, 60, 0.5, 0.5, np.random.default_rng(0), reference=np.ones(6))
     with pytest.raises(ValueError, match="reference"):
         layer.layer_draw(proc, 60, 120, 60, 0.5, 0.5, np.random.default_rng(0), reference=np.ones(5))
+
+
+def test_difference_norms_against_dense_matrices():
+    """The repeat part exactly (through its small Gram matrix), the rest by Lanczos, against dense S - S_ref."""
+    rng = np.random.default_rng(11)
+    N, d = 50, 30
+    C = rng.standard_normal((2, N, d)).astype(np.float32)
+    repeated = np.zeros(N, bool)
+    repeated[[3, 17, 40]] = True
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    norm_P, norm_Q, shift = layer.difference_norms(C, repeated, u)
+    A, B = C[0].astype(float), C[1].astype(float)
+    P = (A[repeated].T @ A[repeated] - B[repeated].T @ B[repeated]) / N
+    a, b = A.mean(axis=0), B.mean(axis=0)
+    Q = (A[~repeated].T @ A[~repeated] - B[~repeated].T @ B[~repeated]) / N - np.outer(a, a) + np.outer(b, b)
+    assert norm_P == pytest.approx(np.abs(np.linalg.eigvalsh(P)).max(), rel=1e-9)
+    assert norm_Q == pytest.approx(np.abs(np.linalg.eigvalsh(Q)).max(), rel=1e-5)
+    assert shift == pytest.approx(u @ P @ u, rel=1e-9)
+    # the two parts add up to the whole difference of the centred covariances
+    S = np.cov(A.T, bias=True) - np.cov(B.T, bias=True)
+    assert np.allclose(P + Q, S, atol=1e-10)
+
+
+def test_layer_draw_splits_the_difference_by_repeats():
+    """Without repeats (huge vocabulary) the repeat part vanishes; tau = 0 makes both parts vanish."""
+    proc = positional.prefix(8, 3)
+    r = layer.layer_draw(proc, 60, 10**6, 80, 1.0, 1.0, np.random.default_rng(4), reference=weights.causal(8, 1.0))
+    assert r.repeat_fraction == 0 and r.norm_repeat == 0 and r.shift_repeat == 0 and r.norm_rest > 0
+    r0 = layer.layer_draw(proc, 60, 120, 80, 1.0, 0.0, np.random.default_rng(4), reference=weights.causal(8, 0.0))
+    assert r0.repeat_fraction > 0 and r0.norm_repeat < 1e-6 and r0.norm_rest < 1e-6
+
+
+def test_score_tilt_is_the_chi_squared_laplace_transform():
+    """E[a_ts / a_tt] = E exp(tau (x_t.x_s - |x_t|^2) / sqrt(d)) by Monte Carlo, and its expansion."""
+    rng = np.random.default_rng(12)
+    d, tau = 64, 0.3
+    x, y = rng.standard_normal((2, 200_000, d))
+    ratio = np.exp(tau * (np.einsum("nd,nd->n", x, y) - np.einsum("nd,nd->n", x, x)) / np.sqrt(d))
+    assert layer.score_tilt(tau, d) == pytest.approx(ratio.mean(), rel=4 * ratio.std() / ratio.mean() / np.sqrt(ratio.size))
+    big = 10**6
+    assert np.log(layer.score_tilt(0.5, big)) == pytest.approx(-0.5 * np.sqrt(big) + 1.5 * 0.25, abs=1e-2)
+
+
+def test_repeated_pairs_counts_same_token_pairs():
+    """E[#pairs s < t with the same token] = sum (1 + R_ts) / V, counted in sampled sequences."""
+    from attnlib import model
+
+    rng = np.random.default_rng(13)
+    for proc in (positional.markov(10, 0.7), positional.prefix(10, 10)):
+        tok = model.sample_tokens(proc.sample(40_000, rng), 40, rng)
+        counts = ((tok[:, :, None] == tok[:, None, :]).sum(axis=(1, 2)) - 10) / 2
+        se = counts.std() / np.sqrt(counts.size)
+        assert abs(counts.mean() - attention.repeated_pairs(proc.R, 40)) < 4 * se
+    assert attention.repeated_pairs(np.eye(4), 8) == pytest.approx(6 / 8)

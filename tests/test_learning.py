@@ -79,3 +79,43 @@ def test_cosine_distance():
     assert learning.cosine_distance([1, 0], [0, 1]) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="same length"):
         learning.cosine_distance([1, 0], [1, 0, 0])
+
+
+def _oscillating(T=16):
+    lags = np.subtract.outer(np.arange(T), np.arange(T))
+    return positional.gaussian_signs(np.cos(2 * np.pi * lags / 8) * 0.9 ** np.abs(lags)).R
+
+
+def test_nonnegative_maximisers_lists_every_tie():
+    """R = (-0.5)^|t-s| has two maximisers (odd, even positions); the oscillating process five translates."""
+    alt = positional.from_correlation(positional.markov(16, -0.5).R).R
+    both = learning.nonnegative_maximisers(alt)
+    assert [tuple(np.flatnonzero(w > 0)) for w in both] == [tuple(range(0, 16, 2)), tuple(range(1, 16, 2))]
+    osc = _oscillating()
+    five = learning.nonnegative_maximisers(osc)
+    assert [tuple(np.flatnonzero(w > 0)) for w in five] == [
+        tuple(range(a, a + 4)) + tuple(range(a + 8, a + 12)) for a in range(5)]
+    plus = weights.optimal_nonnegative(osc)[1]
+    assert all(abs(weights.snr(w, osc) - plus) < 1e-12 and np.isclose(w.sum(), 1) for w in five)
+    constants = [learning.shortfall_constant(osc, w) for w in five]
+    assert np.allclose(constants, [3.6476, 3.6327, 3.6560, 3.6327, 3.6476], atol=5e-5)
+    assert learning.bounded_gap(osc) == pytest.approx(min(constants), rel=1e-12)
+    # R >= 0 with a simple top eigenvalue: the Perron vector only
+    assert len(learning.nonnegative_maximisers(positional.markov(16, 0.6).R)) == 1
+    with pytest.raises(ValueError, match="non-negative"):
+        learning.shortfall_constant(osc, -five[0])
+
+
+def test_bounded_optimum_takes_the_cheapest_branch():
+    """The shortfall follows the smallest constant, to the O(e^-B) relative term, and random starts do no
+    better (an optimiser started on the first maximiser's branch would be 0.4% off)."""
+    osc = _oscillating()
+    plus, C = weights.optimal_nonnegative(osc)[1], learning.bounded_gap(osc)
+    for B in (10.0, 12.0):
+        f = learning.bounded_optimum(osc, B)[1]
+        assert abs((plus - f) / (C * np.exp(-B)) - 1) < 2 * np.exp(-B)
+    for B in (1.0, 12.0):
+        best = learning.bounded_optimum(osc, B)[1]
+        assert learning.bounded_optimum(osc, B, random_starts=20, seed=3)[1] <= best + 1e-12
+    with pytest.raises(ValueError, match="random_starts"):
+        learning.bounded_optimum(osc, 3.0, random_starts=-1)
