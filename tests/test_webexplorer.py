@@ -1,7 +1,9 @@
-"""attnlib.webexplorer: the live figures' payloads (controls, state, simulated overlays) and their HTML."""
+"""attnlib.webexplorer: the live figures' payloads (controls, state, simulated overlays), their HTML and their
+still images (attnlib.webstills)."""
 
 from __future__ import annotations
 
+import functools
 import html.parser
 import json
 import sys
@@ -10,17 +12,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnlib import explorers, positional, theory, webexplorer
+from attnlib import explorers, positional, theory, weboverlays, webexplorer, webstills, weights
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "_ext"))
 import live_explorers  # noqa: E402  (the Sphinx extension that serves the scripts)
 
 
+@functools.cache
+def embedded(kind: str):
+    """The default live figure of ``kind`` (built once per test run: the simulations take a few seconds)."""
+    return webexplorer.embed(kind)
+
+
 @pytest.fixture
 def no_simulation(monkeypatch):
     """Payloads without the (slower) simulations, for the tests of controls and validation."""
-    monkeypatch.setattr(webexplorer, "_simulations", lambda kind, state, fixed: {})
+    monkeypatch.setattr(weboverlays, "simulations", lambda kind, state, fixed: {})
 
 
 class _Blocks(html.parser.HTMLParser):
@@ -52,7 +60,8 @@ def test_every_slider_holds_its_default(kind, no_simulation):
             grid = np.asarray(spec["values"])
             assert np.allclose(np.diff(grid), grid[1] - grid[0])
         elif spec["kind"] == "int":
-            high = data["state"][spec["high"]] if isinstance(spec["high"], str) else spec["high"]
+            bounds = {**data["fixed"], **data["state"]}  # L is at most T, a control or a fixed parameter
+            high = bounds[spec["high"]] if isinstance(spec["high"], str) else spec["high"]
             assert spec["low"] <= value <= high
         elif spec["kind"] in ("dropdown", "toggle"):
             assert value in [option[0] for option in spec["options"]]
@@ -78,6 +87,12 @@ def test_state_overrides_and_fixed_parameters(no_simulation):
     data = webexplorer.payload("sample", theta=2.5, gamma=0.5, delta=0.25)
     assert data["state"] == {"theta": 2.5, "gamma": 0.5}
     assert data["fixed"] == {"delta": 0.25}
+    data = webexplorer.payload("sample_recovery", family="markov", r=0.3, gamma=0.5, T=8, L=8)
+    assert data["state"] == {"family": "markov", "r": 0.3, "L": 8, "delta": 0.5, "gamma": 0.5, "mu_norm2": 0.5}
+    assert data["fixed"] == {"T": 8, "tau": 0.0}
+    assert [[c["name"] for c in row] for row in data["controls"]] == [["family", "r", "L"],
+                                                                     ["delta", "gamma", "mu_norm2"]]
+    assert "gamma" not in webexplorer.payload("population_recovery")["state"]
     # a value equal to a grid value up to rounding is stored as the grid's exact value
     assert webexplorer.payload("bulk", delta=0.1 + 0.2)["state"]["delta"] == 0.3
     assert webexplorer.payload("weights", family="prefix", T=8, L=8)["state"]["L"] == 8
@@ -95,6 +110,11 @@ def test_state_overrides_and_fixed_parameters(no_simulation):
     ("spectrum", {"centered": "yes"}, "centered"),
     ("spectrum", {"weighting": "max"}, "weighting"),
     ("sample", {"delta": 0.0}, "delta"),
+    ("population_recovery", {"theta": 2.0}, "theta"),
+    ("sample_recovery", {"T": 1}, "T"),
+    ("sample_recovery", {"L": 17}, "L"),
+    ("population_recovery", {"tau": float("nan")}, "tau"),
+    ("family", {"r": 0.97}, "r"),
 ])
 def test_bad_input_names_the_argument(kind, state, name, no_simulation):
     with pytest.raises(ValueError, match=name):
@@ -102,7 +122,7 @@ def test_bad_input_names_the_argument(kind, state, name, no_simulation):
 
 
 def test_embed_writes_one_block_with_its_data():
-    out = webexplorer.embed("weights")
+    out = embedded("weights")
     text = out._repr_html_()
     parser = _Blocks()
     parser.feed(text)
@@ -116,17 +136,27 @@ def test_embed_writes_one_block_with_its_data():
     assert repr(out) == "LiveExplorer('weights', family='markov', T=16, r=0.6, L=4, tau=0.0)"
     from IPython.core.formatters import DisplayFormatter
 
+    # HTML for the HTML book, the still PNG for print (the builders' mime priorities pick one), text otherwise
     bundle, _ = DisplayFormatter().format(out)
-    assert set(bundle) == {"text/plain", "text/html"} and bundle["text/plain"] == repr(out)
+    assert set(bundle) == {"text/plain", "text/html", "image/png"} and bundle["text/plain"] == repr(out)
+    assert out._repr_png_().startswith(b"\x89PNG")
+    bundle, _ = DisplayFormatter().format(embedded("population"))  # along theta: no still
+    assert set(bundle) == {"text/plain", "text/html"}
+
+
+def test_every_still_kind_has_a_still_and_the_others_none(no_simulation):
+    assert set(webstills.KINDS) == set(webexplorer.KINDS) - {"population", "sample"}
+    with pytest.raises(ValueError, match="payload"):
+        webstills.still({"kind": "population"})
 
 
 def test_embed_is_deterministic():
-    assert webexplorer.embed("weights")._repr_html_() == webexplorer.embed("weights")._repr_html_()
-    assert webexplorer.embed("population")._repr_html_() == webexplorer.embed("population")._repr_html_()
+    a, b = embedded("sample_recovery"), webexplorer.embed("sample_recovery")
+    assert a._repr_html_() == b._repr_html_() and a._repr_png_() == b._repr_png_()
 
 
 def test_sign_simulations_estimate_the_families_alpha_over_kappa():
-    data = webexplorer.embed("weights").payload["simulations"]
+    data = embedded("weights").payload["simulations"]
     assert [f["state"]["family"] for f in data["families"]] == list(positional.FAMILIES)
     from attnlib import weights
 
@@ -137,11 +167,62 @@ def test_sign_simulations_estimate_the_families_alpha_over_kappa():
             assert abs(value - exact) < 0.1 * exact  # 20,000 sequences: a few percent at most
 
 
+def test_recovery_still_draws_attnlib_and_the_payload_points():
+    """The still of the sample recovery figure: the curves are attnlib's, the squares the payload's points."""
+    out = embedded("sample_recovery")
+    data = out.payload
+    left, right = out.figure.axes
+    lines = {line.get_gid(): line for line in right.lines}
+    mu2 = lines["overlap-mean"].get_xdata()
+    curves = webstills.recovery_curves("sample", data["state"], data["fixed"], mu2)
+    process = positional.prefix(16, 4)
+    for name in weights.NAMED:
+        w, _ = weights.named(name, process)
+        a, k = weights.alpha(w, process.R), weights.kappa(w)
+        sig = theory.signal(0.5, 1.0, a, k, mu2)
+        assert np.array_equal(curves[name]["overlap"], sig.sample_overlap)
+        assert np.array_equal(lines[f"overlap-{name}"].get_ydata(), sig.sample_overlap)
+        assert lines[f"threshold-{name}"].get_xdata()[0] == theory.signal_thresholds(0.5, 1.0, a, k)[1]
+    sim = data["simulations"]["settings"][0]
+    assert sim["state"] == {"family": "prefix", "L": 4, "delta": 0.5, "gamma": 1.0}  # no r: not a prefix field
+    points = np.asarray(sim["curves"]["optimal"])
+    assert np.allclose(points[:, 0], weboverlays.MU2_GRID)
+
+
+@pytest.mark.parametrize("delta, gamma, snr", [(0.5, 1.0, 1.75), (0.2, 0.3, 1.0), (2.0, 0.5, 3.0), (0.5, 1.0, 4.0)])
+def test_signal_thresholds_are_where_the_outliers_appear(delta, gamma, snr):
+    """theory.signal_thresholds (the dotted lines of the recovery figures): just below each ||mu||^2 threshold the
+    signal has no outlier at that level, just above it has one; a threshold of 0 means one at every ||mu||^2."""
+    kappa = 0.0625
+    for level, mu2 in zip(("population", "sample"), theory.signal_thresholds(delta, gamma, snr * kappa, kappa)):
+        at = [getattr(theory.signal(delta, gamma, snr * kappa, kappa, m), f"{level}_eigenvalue")
+              for m in (mu2 * (1 - 1e-6), mu2 * (1 + 1e-6) + 1e-12)]
+        assert np.isnan(at[0]) != (mu2 == 0) and np.isfinite(at[1]), (level, mu2, at)
+    assert theory.signal_thresholds(0.5, 1.0, 0.0, 1.0) == (np.inf, np.inf)
+
+
+def test_recovery_points_follow_the_theory():
+    """Simulated cos^2(u_hat, u) of the sample recovery figure's first setting (d = 300, 4 draws per point) against
+    the theory, where the outlier is well separated (||mu||^2 >= 1). Tolerance: 4 standard errors of the 4 draws,
+    with the per-draw sd taken as at least 0.03 (the smallest sd over those points, measured, is 0.02-0.04;
+    a mean of 4 draws with an sd that small can fall below its own spread by chance)."""
+    data = embedded("sample_recovery").payload
+    process = positional.prefix(16, 4)
+    sim = data["simulations"]["settings"][0]
+    for name in weights.NAMED:
+        w, _ = weights.named(name, process)
+        a, k = weights.alpha(w, process.R), weights.kappa(w)
+        for mu2, _, _, mean, sd in sim["curves"][name]:
+            if mu2 >= 1.0:
+                predicted = theory.signal(0.5, 1.0, a, k, mu2).sample_overlap
+                assert abs(mean - predicted) < 4 * max(sd, 0.03) / np.sqrt(4), (name, mu2, mean, predicted)
+
+
 def test_population_points_follow_the_theory():
-    data = webexplorer.embed("population").payload["simulations"]
+    data = embedded("population").payload["simulations"]
     assert data["delta"] == 0.5 and data["trials"] >= 2
     points = data["curves"][0]["points"]
-    assert [p["theta"] for p in points] == [th for th in webexplorer._THETA_GRID if th >= 0.5]
+    assert [p["theta"] for p in points] == [th for th in weboverlays._THETA_GRID if th >= 0.5]
     for p in points:
         sp = theory.spike(p["theta"], 0.5, 1.0)
         if p["theta"] >= 2.0:  # well above the threshold 1.21: the outlier, within a few sd
@@ -151,7 +232,7 @@ def test_population_points_follow_the_theory():
 
 def test_scripts_are_small_and_only_on_explorer_pages():
     assert live_explorers.asset_bytes() <= 300_000
-    assert live_explorers.has_explorer(webexplorer.embed("weights")._repr_html_())
+    assert live_explorers.has_explorer(embedded("weights")._repr_html_())
     assert not live_explorers.has_explorer("<p>no explorer here</p>")
     assert {p.name for p in live_explorers.WEB_DIR.glob("*.js")} == set(live_explorers.SCRIPTS)  # all served
     assert live_explorers.SCRIPTS[-1] == "attnlib-explorers.js"  # the widget, which boots the figures, runs last

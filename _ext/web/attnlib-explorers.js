@@ -7,31 +7,34 @@
  *
  * The widget and the boot; loaded last, after the theory (attnlib-theory-*.js, attnlib-theory.js) and the
  * explorers' own scripts, which share code through window.attnlibWeb: attnlib-format.js (numbers, text),
- * attnlib-plot.js (canvas panels), attnlib-kinds-weights.js, attnlib-kinds-spectrum.js and
- * attnlib-kinds-spikes.js (the seven kinds, window.attnlibWeb.kinds).
+ * attnlib-plot.js (canvas panels, light and dark palettes), attnlib-kinds-weights.js,
+ * attnlib-kinds-spectrum.js, attnlib-kinds-spikes.js and attnlib-kinds-recovery.js (the nine kinds,
+ * window.attnlibWeb.kinds).
  *
  * A classic script (works from file://). It defines window.attnlibExplorers = {instances, boot, format}.
  * Each figure's root element carries data-ready, data-redraws and data-state (for tests); every read-out
- * row carries data-key and data-values (the full-precision numbers behind the rounded text).
+ * row carries data-key and data-values (the full-precision numbers behind the rounded text). The figures
+ * follow the page's light or dark theme (data-theme on <html>) and redraw when it switches.
  */
 (function (global) {
   "use strict";
 
   const web = (global.attnlibWeb = global.attnlibWeb || {});
   const { fmt, sig, el } = web.format;
-  const { Plot, AxisLimits } = web.plot;
+  const { Plot, AxisLimits, ink } = web.plot;
   const KINDS = web.kinds;
 
   // ----------------------------------------------------------------------------------------- the widget
 
-  function swatch(kind, color) {
+  function swatch(kind, shown) {
+    const color = ink(shown);
     const svg = (body) => `<svg width="22" height="10" aria-hidden="true">${body}</svg>`;
     const dash = { line: "", dash: "5 3", dot: "1.5 2.5", dashdot: "6 2 1.5 2" }[kind];
     if (dash !== undefined) return svg(`<line x1="1" y1="5" x2="21" y2="5" stroke="${color}" stroke-width="2" stroke-dasharray="${dash}"/>`);
     if (kind === "patch") return svg(`<rect x="3" y="1" width="16" height="8" fill="${color}"/>`);
-    if (kind === "s") return svg(`<rect x="7" y="1.5" width="7" height="7" fill="#fff" stroke="${color}" stroke-width="1.3"/>`);
+    if (kind === "s") return svg(`<rect x="7" y="1.5" width="7" height="7" fill="${ink("#fff")}" stroke="${color}" stroke-width="1.3"/>`);
     if (kind === "v") return svg(`<path d="M6 1 L16 1 L11 9 Z" fill="${color}"/>`);
-    return svg(`<circle cx="11" cy="5" r="4" fill="${color}" stroke="#000" stroke-width="1"/>`);
+    return svg(`<circle cx="11" cy="5" r="4" fill="${color}" stroke="${ink("#000")}" stroke-width="1"/>`);
   }
 
   class Explorer {
@@ -124,7 +127,8 @@
 
     sliderValues(spec) {
       if (spec.values) return spec.values;
-      const high = typeof spec.high === "string" ? this.state[spec.high] : spec.high;
+      const bound = (name) => (name in this.state ? this.state[name] : this.data.fixed[name]);
+      const high = typeof spec.high === "string" ? bound(spec.high) : spec.high;
       return Array.from({ length: high - spec.low + 1 }, (_, i) => spec.low + i);
     }
 
@@ -190,6 +194,7 @@
       this.redraws += 1;
       this.root.dataset.redraws = String(this.redraws);
       this.root.dataset.state = JSON.stringify(this.state);
+      this.root.dataset.theme = web.plot.theme();
       return true;
     }
 
@@ -204,10 +209,11 @@
     showReadout(rows) {
       const box = this.readoutBox;
       box.textContent = "";
-      if (this.header) box.append(el("tr", {}, this.header.map((h) => el("th", { text: h }))));
+      const header = typeof this.header === "function" ? this.header(this.state) : this.header;
+      if (header) box.append(el("tr", {}, header.map((h) => el("th", { text: h }))));
       for (const row of rows) {
         const tr = el("tr", { "data-key": row.key, "data-values": JSON.stringify(row.values.map((v) => (Number.isFinite(v) ? v : null))) });
-        const span = this.header ? this.header.length - row.cells.length + 1 : 1;
+        const span = header ? header.length - row.cells.length + 1 : 1;
         row.cells.forEach((c, i) => tr.append(el("td", i === row.cells.length - 1 && span > 1
           ? { text: c, colspan: String(span) } : { text: c })));
         box.append(tr);
@@ -235,7 +241,19 @@
     }
   }
 
+  /** Redraw every figure in the page's new colours when the theme switches between light and dark. */
+  function followTheme() {
+    if (!global.MutationObserver) return;
+    new global.MutationObserver(() => {
+      for (const explorer of instances) {
+        explorer.legendHTML = null;
+        explorer.redraw(false);
+      }
+    }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+  }
+
   global.attnlibExplorers = { instances, boot, format: fmt, sig };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
   else boot();
+  followTheme();
 })(window);

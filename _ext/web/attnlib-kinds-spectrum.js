@@ -78,11 +78,11 @@
         const rows = [
           { cells: ["α = wᵀRw, κ = ‖w‖²", `${fmt(th.alpha)}, ${fmt(th.kappa)}`], key: "alpha_kappa", values: [th.alpha, th.kappa] },
           { cells: ["spike strength θ = α(‖μ‖²+δ)/κ", fmt(th.theta)], key: "theta", values: [th.theta] },
-          { cells: ["thresholds θ_pop = δ+√δ, θ_sample", `${fmt(pop)}, ${fmt(smp)}`], key: "thresholds", values: [pop, smp] },
+          { cells: ["thresholds θ_pop = δ+√δ, θ_smp", `${fmt(pop)}, ${fmt(smp)}`], key: "thresholds", values: [pop, smp] },
           { cells: ["bulk edges", `${fmt(th.edges[0])}, ${fmt(th.edges[1])}`], key: "edges", values: th.edges },
           { cells: ["predicted outlier (sample)", Number.isFinite(u.sample_eigenvalue) ? fmt(u.sample_eigenvalue)
             : "none: θ below the sample threshold"], key: "outlier", values: [u.sample_eigenvalue] },
-          { cells: ["cos²(top eigenvector, h) / (…, u)", `${fmt(h.sample_overlap)} / ${fmt(u.sample_overlap)}`],
+          { cells: ["cos²(v̂, h) / cos²(v̂, u)", `${fmt(h.sample_overlap)} / ${fmt(u.sample_overlap)}`],
             key: "overlaps", values: [h.sample_overlap, u.sample_overlap] },
         ];
         if (th.mean) {

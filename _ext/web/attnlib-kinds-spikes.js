@@ -88,20 +88,20 @@
       legend(th) {
         const items = [["line", this.colors.mean, "population threshold δ+√δ"],
           ["line", this.colors.causal, "sample threshold δ+x*(δ,γ)"], ["o", "gold", "the point"],
-          ["line", this.colors.mean, "population cos²(v₁, h)"], ["line", this.colors.causal, "sample cos²(v̂₁, h)"],
+          ["line", this.colors.mean, "population cos²(v_pop, h)"], ["line", this.colors.causal, "sample cos²(v̂, h)"],
           ["dash", "#000", "θ of the point"]];
         this.data.regions.forEach((r) => items.push(["patch", r[2], r[0]]));
-        if (th.sim) items.push(["s", this.colors.causal, "simulated cos²(v̂₁, h), mean ± sd"]);
+        if (th.sim) items.push(["s", this.colors.causal, "simulated cos²(v̂, h), mean ± sd"]);
         return items;
       },
       readout(th, s) {
         const p = th.point;
         return [
           { cells: ["region", this.data.regions[th.code][1]], key: "region", values: [th.code] },
-          { cells: ["thresholds at this γ: θ_pop, θ_sample", `${fmt(th.here[0])}, ${fmt(th.here[1])}`], key: "thresholds", values: th.here },
-          { cells: ["population outlier ℓ/κ, cos²(v₁, h)", `${fmt(p.population_eigenvalue)}, ${fmt(p.population_overlap)}`],
+          { cells: ["thresholds at this γ: θ_pop, θ_smp", `${fmt(th.here[0])}, ${fmt(th.here[1])}`], key: "thresholds", values: th.here },
+          { cells: ["population outlier λ_pop/κ, cos²(v_pop, h)", `${fmt(p.population_eigenvalue)}, ${fmt(p.population_overlap)}`],
             key: "population", values: [p.population_eigenvalue, p.population_overlap] },
-          { cells: ["sample outlier λ/κ, cos²(v̂₁, h)", `${fmt(p.sample_eigenvalue)}, ${fmt(p.sample_overlap)}`],
+          { cells: ["sample outlier λ/κ, cos²(v̂, h)", `${fmt(p.sample_eigenvalue)}, ${fmt(p.sample_overlap)}`],
             key: "sample", values: [p.sample_eigenvalue, p.sample_overlap] },
           { cells: ["bulk right edge /κ", fmt(th.edge)], key: "edge", values: [th.edge] },
           spikeReadoutRow(th.sim, s.theta, "sample", this.data.simulations),
@@ -111,7 +111,7 @@
 
     population: {
       panels: [{ ratio: 1, xlabel: "θ (units of κ)", ylabel: "top eigenvalue / κ", title: "population top eigenvalue" },
-        { ratio: 1, xlabel: "θ (units of κ)", ylabel: "cos²(v₁, h)", title: "population overlap" }],
+        { ratio: 1, xlabel: "θ (units of κ)", ylabel: "cos²(v_pop, h)", title: "population overlap" }],
       height: 280,
       theory(s, f) {
         const grid = linspace(0.0, 8.0, 400);
@@ -149,9 +149,9 @@
         const p = th.point;
         return [
           { cells: ["population threshold θ_pop = δ+√δ", fmt(th.threshold)], key: "threshold", values: [th.threshold] },
-          { cells: ["population outlier ℓ/κ", Number.isFinite(p.population_eigenvalue) ? fmt(p.population_eigenvalue)
+          { cells: ["population outlier λ_pop/κ", Number.isFinite(p.population_eigenvalue) ? fmt(p.population_eigenvalue)
             : "none: θ below the population threshold"], key: "outlier", values: [p.population_eigenvalue] },
-          { cells: ["cos²(v₁, h)", fmt(p.population_overlap)], key: "overlap", values: [p.population_overlap] },
+          { cells: ["cos²(v_pop, h)", fmt(p.population_overlap)], key: "overlap", values: [p.population_overlap] },
           { cells: ["bulk right edge /κ, (1+√δ)²", fmt(th.edge)], key: "edge", values: [th.edge] },
           spikeReadoutRow(th.sim, s.theta, "population", this.data.simulations),
         ];
@@ -192,8 +192,8 @@
         right.end();
       },
       legend(th) {
-        const items = [["line", this.colors.causal, "sample (S): outlier λ/κ, cos²(v̂₁, h)"],
-          ["dash", this.colors.mean, "population: cos²(v₁, h)"], ["dot", this.colors.edge, "bulk right edge"],
+        const items = [["line", this.colors.causal, "sample (S): outlier λ/κ, cos²(v̂, h)"],
+          ["dash", this.colors.mean, "population: cos²(v_pop, h)"], ["dot", this.colors.edge, "bulk right edge"],
           ["dot", this.colors.causal, "sample threshold δ+x*"], ["dot", this.colors.mean, "population threshold δ+√δ"],
           ["o", "gold", "θ of the slider"]];
         if (th.sim) items.push(["s", this.colors.causal, "simulated, mean ± sd"]);
@@ -202,10 +202,10 @@
       readout(th, s) {
         const p = th.point;
         return [
-          { cells: ["thresholds θ_pop, θ_sample", `${fmt(th.here[0])}, ${fmt(th.here[1])}`], key: "thresholds", values: th.here },
-          { cells: ["sample outlier λ/κ, cos²(v̂₁, h)", `${fmt(p.sample_eigenvalue)}, ${fmt(p.sample_overlap)}`],
+          { cells: ["thresholds θ_pop, θ_smp", `${fmt(th.here[0])}, ${fmt(th.here[1])}`], key: "thresholds", values: th.here },
+          { cells: ["sample outlier λ/κ, cos²(v̂, h)", `${fmt(p.sample_eigenvalue)}, ${fmt(p.sample_overlap)}`],
             key: "sample", values: [p.sample_eigenvalue, p.sample_overlap] },
-          { cells: ["population outlier ℓ/κ, cos²(v₁, h)", `${fmt(p.population_eigenvalue)}, ${fmt(p.population_overlap)}`],
+          { cells: ["population outlier λ_pop/κ, cos²(v_pop, h)", `${fmt(p.population_eigenvalue)}, ${fmt(p.population_overlap)}`],
             key: "population", values: [p.population_eigenvalue, p.population_overlap] },
           { cells: ["bulk right edge /κ", fmt(th.edge)], key: "edge", values: [th.edge] },
           spikeReadoutRow(th.sim, s.theta, "sample", this.data.simulations),

@@ -118,10 +118,10 @@
 
     family: {
       panels: [{ ratio: 1, xlabel: "position t", ylabel: "weight w_t (sum 1)", integer: true },
-        { ratio: 1, xlabel: "α/κ", ylabel: "cos²(û, u)", title: "recovery against α/κ" }],
+        { ratio: 1, xlabel: "α/κ", ylabel: "cos²(v̂, u)", title: "recovery against α/κ" }],
       height: 280,
       theory(s, f) {
-        const p = { family: s.family, T: f.T, r: f.r, L: f.L, tau: 0.0 };
+        const p = { family: s.family, T: f.T, r: s.r, L: s.L, tau: 0.0 };
         const R = correlation(p.family, p.T, p.r, p.L);
         const rows = {};
         for (const name of ["mean", "causal", "optimal"]) {
@@ -132,7 +132,7 @@
             overlap: TH.signal(f.delta, f.gamma, alpha, kappa, f.mu_norm2).sample_overlap };
         }
         const lmax = lambdaMax(p.family, p.T, p.r, p.L);
-        const sims = this.data.simulations.points.filter((q) => q.family === s.family);
+        const sims = this.data.simulations.points.filter((q) => sameState(q.state, s));
         return { rows, lmax, sims };
       },
       draw([prof, curve], th, s) {
@@ -140,8 +140,8 @@
         const all = Object.values(th.rows).flatMap((r) => Array.from(r.w));
         const pos = Array.from({ length: f.T }, (_, i) => i + 1);
         prof.begin([0.5, f.T + 0.5], [0, this.limits.get("w", 1.1 * Math.max(...all))],
-          { title: `${s.family} R (T = ${f.T}${s.family === "markov" ? `, r = ${fmt(f.r)}` : ""}`
-            + `${["prefix", "suffix", "blocks"].includes(s.family) ? `, L = ${f.L}` : ""})` });
+          { title: `${s.family} R (T = ${f.T}${s.family === "markov" ? `, r = ${fmt(s.r)}` : ""}`
+            + `${["prefix", "suffix", "blocks"].includes(s.family) ? `, L = ${s.L}` : ""})` });
         for (const name of ["mean", "causal", "optimal"]) {
           prof.line(pos, th.rows[name].w, { color: this.colors[name], width: 1.4 });
           pos.forEach((p, i) => prof.marker(p, th.rows[name].w[i], { size: 2.2, color: this.colors[name] }));
@@ -163,7 +163,7 @@
       },
       legend(th) {
         const items = ["mean", "causal", "optimal"].map((n) => ["line", this.colors[n], n]);
-        items.push(["line", this.colors.theory, "predicted cos²(û, u)"], ["dot", this.colors.optimal, "λmax(R)"]);
+        items.push(["line", this.colors.theory, "predicted cos²(v̂, u)"], ["dot", this.colors.optimal, "λmax(R)"]);
         if (th.sims.length) items.push(["s", "#555", "simulated, mean ± sd"]);
         return items;
       },
@@ -179,7 +179,7 @@
           + `${sims.trials} draws per weighting`], key: "lambda_max", values: [th.lmax] });
         return rows;
       },
-      header: ["weights", "α", "κ", "α/κ", "cos²(û, u) predicted", "simulated"],
+      header: ["weights", "α", "κ", "α/κ", "cos²(v̂, u) predicted", "simulated"],
     },
   };
   web.kinds = Object.assign(web.kinds || {}, KINDS);

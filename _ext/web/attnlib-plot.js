@@ -1,6 +1,7 @@
 /*
  * attnlib-plot.js: canvas plotting for the live explorers: axis limits that do not jitter, ticks, the
- * RdBu colour map and Plot, one panel with axes, labels and drawing primitives in data coordinates.
+ * RdBu colour map, the light and dark palettes (the page's theme) and Plot, one panel with axes, labels and
+ * drawing primitives in data coordinates.
  *
  * A classic script: it needs attnlib-format.js loaded first, and adds window.attnlibWeb.plot.
  */
@@ -52,6 +53,44 @@
   }
 
   const DASHES = { solid: [], dash: [6, 4], dot: [2, 3], dashdot: [7, 3, 2, 3] };
+  const FONT = "11px system-ui, sans-serif";
+
+  // ------------------------------------------------------------------------- light and dark themes
+
+  /**
+   * The page's colour theme: pydata-sphinx-theme sets data-theme="dark" or "light" on <html> (resolving its
+   * "auto" mode from the system's preference). Dark: the canvas takes the theme's dark background, black ink
+   * turns light, white fills turn dark and area fills are laid thinner, so that every mark keeps its contrast.
+   */
+  const PALETTES = {
+    light: { paper: "#ffffff", ink: "#000000", text: "#333333", grid: "rgba(0,0,0,0.08)", fillAlpha: 1 },
+    dark: { paper: "#121212", ink: "#e6e6e6", text: "#d0d4d9", grid: "rgba(255,255,255,0.14)", fillAlpha: 0.35 },
+  };
+  const BLACK = new Set(["#000", "#000000", "black"]);
+  const WHITE = new Set(["#fff", "#ffffff", "white"]);
+  // On the dark paper the book's line colours (attnlib.plotting.COLORS, matplotlib's) are lightened to a
+  // contrast of 6:1 or more.
+  const LIGHTER = { "#1f77b4": "#5aa9e6", "#d62728": "#ff6b6b", "#2ca02c": "#4cc94c", "#7f7f7f": "#a0a0a0",
+    "#555": "#a0a0a0" };
+
+  function theme() {
+    const root = global.document && global.document.documentElement;
+    return root && root.dataset.theme === "dark" ? "dark" : "light";
+  }
+
+  function palette() {
+    return PALETTES[theme()];
+  }
+
+  /** A colour as drawn in the current theme: black is the ink, white the paper, the line colours lighter in
+   * the dark theme, others unchanged. */
+  function ink(color) {
+    const p = palette();
+    const key = String(color).toLowerCase();
+    if (BLACK.has(key)) return p.ink;
+    if (WHITE.has(key)) return p.paper;
+    return theme() === "dark" && key in LIGHTER ? LIGHTER[key] : color;
+  }
 
   function ticks(lo, hi, count = 5) {
     const span = hi - lo;
@@ -112,19 +151,39 @@
       return this.height - m.bottom - (this.yflip ? 1 - f : f) * (this.height - m.top - m.bottom);
     }
 
+    /** The title in lines that fit the panel's width (broken after ", " or ": "), at most three. */
+    titleLines(text) {
+      const c = this.ctx;
+      c.font = FONT;
+      const room = this.width - 8;
+      const words = text.split(/(?<=, |: )/);
+      const lines = [""];
+      for (const word of words) {
+        const last = lines.length - 1;
+        if (lines[last] && c.measureText(lines[last] + word).width > room && lines.length < 3) lines.push(word);
+        else lines[last] += word;
+      }
+      return lines.map((line) => line.trim());
+    }
+
     begin(xlim, ylim, { title, grid = true, yflip = false, xticks, yticks } = {}) {
       const c = this.ctx;
       const m = this.margin;
+      const head = title !== undefined ? title : this.opts.title;
+      const lines = head ? this.titleLines(head) : [];
+      m.top = 9 + 13 * Math.max(1, lines.length);
       this.xlim = xlim;
       this.ylim = ylim;
       this.yflip = yflip;
       c.save();
+      const p = palette();
+      this.palette = p;
       c.clearRect(0, 0, this.width, this.height);
-      c.fillStyle = "#ffffff";
+      c.fillStyle = p.paper;
       c.fillRect(0, 0, this.width, this.height);
-      c.font = "11px system-ui, sans-serif";
-      c.fillStyle = "#333";
-      c.strokeStyle = "#333";
+      c.font = FONT;
+      c.fillStyle = p.text;
+      c.strokeStyle = p.text;
       const nx = Math.max(3, Math.round((this.width - 60) / 70));
       const ny = Math.max(3, Math.round((this.height - 60) / 45));
       const xt = xticks || (this.opts.integer ? integerTicks(xlim[0], xlim[1], nx + 2) : ticks(xlim[0], xlim[1], nx));
@@ -155,11 +214,9 @@
         c.fillText(this.opts.ylabel, 0, 0);
         c.restore();
       }
-      const head = title !== undefined ? title : this.opts.title;
-      if (head) {
-        c.textBaseline = "top";
-        c.fillText(head, (m.left + this.width - m.right) / 2, 3);
-      }
+      c.textBaseline = "top";
+      lines.forEach((line, i) => c.fillText(line, Math.max(this.width / 2, Math.min((m.left + this.width - m.right) / 2,
+        this.width - 4 - c.measureText(line).width / 2)), 3 + 13 * i));
       c.beginPath();
       c.rect(m.left, m.top, this.width - m.left - m.right, this.height - m.top - m.bottom);
       c.clip();
@@ -168,7 +225,7 @@
     gridLine(x0, y0, x1, y1) {
       const c = this.ctx;
       c.save();
-      c.strokeStyle = "rgba(0,0,0,0.08)";
+      c.strokeStyle = this.palette.grid;
       c.beginPath();
       c.moveTo(x0, y0);
       c.lineTo(x1, y1);
@@ -181,7 +238,7 @@
       const m = this.margin;
       c.restore();
       c.save();
-      c.strokeStyle = "#333";
+      c.strokeStyle = this.palette.text;
       c.lineWidth = 1;
       c.beginPath();
       c.moveTo(m.left, m.top);
@@ -194,7 +251,7 @@
     stroke(style, draw) {
       const c = this.ctx;
       c.save();
-      c.strokeStyle = style.color || "#000";
+      c.strokeStyle = ink(style.color || "#000");
       c.lineWidth = style.width || 1.5;
       c.setLineDash(DASHES[style.dash || "solid"]);
       c.beginPath();
@@ -236,7 +293,7 @@
       const width = (hi - lo) / heights.length;
       c.save();
       c.fillStyle = color;
-      c.strokeStyle = "#ffffff";
+      c.strokeStyle = this.palette.paper;
       c.lineWidth = 0.5;
       heights.forEach((h, i) => {
         if (!(h > 0)) return;
@@ -252,6 +309,7 @@
       const c = this.ctx;
       c.save();
       c.fillStyle = fill;
+      c.globalAlpha = this.palette.fillAlpha;
       c.beginPath();
       xs.forEach((x, i) => (i ? c.lineTo(this.X(x), this.Y(ys[i])) : c.moveTo(this.X(x), this.Y(ys[i]))));
       c.closePath();
@@ -269,9 +327,9 @@
       if (shape === "s") c.rect(px - size, py - size, 2 * size, 2 * size);
       else if (shape === "v") { c.moveTo(px - size, py - size); c.lineTo(px + size, py - size); c.lineTo(px, py + size); c.closePath(); }
       else c.arc(px, py, size, 0, 2 * Math.PI);
-      c.fillStyle = fill === undefined ? color : fill;
+      c.fillStyle = ink(fill === undefined ? color : fill);
       if (fill !== "none") c.fill();
-      c.strokeStyle = edge || color;
+      c.strokeStyle = ink(edge || color);
       c.lineWidth = 1.2;
       c.stroke();
       c.restore();
@@ -302,5 +360,5 @@
     }
   }
 
-  web.plot = { Plot, AxisLimits };
+  web.plot = { Plot, AxisLimits, theme, palette, ink };
 })(window);

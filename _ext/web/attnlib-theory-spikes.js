@@ -1,7 +1,7 @@
 /*
  * attnlib-theory-spikes.js: the spikes of the closed forms: population and sample outliers and squared
- * overlaps of a spike of strength theta, the spike strength of a pooling, the signal spike and the
- * vocabulary-mean spike.
+ * overlaps of a spike of strength theta, the spike strength of a pooling, the signal spike, the signal
+ * strengths ||mu||^2 of its two thresholds and the vocabulary-mean spike.
  *
  * A classic script: it needs attnlib-theory-checks.js, -libm.js and -law.js loaded first, and adds
  * window.attnlibWeb.spikes.
@@ -58,15 +58,36 @@
     return alpha * (mu_norm2 + delta) / kappa;
   }
 
-  /** The signal spike, overlaps against u = mu/||mu|| (factor ||mu||^2 / (||mu||^2 + delta)). */
+  /**
+   * The signal spike, overlaps against u = mu/||mu|| (factor ||mu||^2 / (||mu||^2 + delta)). mu_norm2 a number
+   * (an object of numbers) or an array (an object of arrays, one entry per mu_norm2).
+   */
   function signal(delta, gamma, alpha, kappa, mu_norm2) {
     ratios(delta, gamma, kappa);
-    const theta = spike_strength(alpha, kappa, mu_norm2, delta);
-    const sp = spike(theta, delta, gamma, kappa);
-    const factor = mu_norm2 > 0 ? mu_norm2 / (mu_norm2 + delta) : 0.0;
-    sp.population_overlap *= factor;
-    sp.sample_overlap *= factor;
+    const factor = (m) => (m > 0 ? m / (m + delta) : 0.0);
+    if (typeof mu_norm2 === "number") {
+      const sp = spike(spike_strength(alpha, kappa, mu_norm2, delta), delta, gamma, kappa);
+      sp.population_overlap *= factor(mu_norm2);
+      sp.sample_overlap *= factor(mu_norm2);
+      return sp;
+    }
+    const mus = finiteArray("mu_norm2", mu_norm2);
+    const sp = spike(mus.map((m) => spike_strength(alpha, kappa, m, delta)), delta, gamma, kappa);
+    mus.forEach((m, i) => {
+      sp.population_overlap[i] *= factor(m);
+      sp.sample_overlap[i] *= factor(m);
+    });
     return sp;
+  }
+
+  /**
+   * [mu2_population, mu2_sample]: the ||mu||^2 above which the signal spike has an outlier,
+   * max(theta_c kappa / alpha - delta, 0) for each threshold theta_c (Infinity if alpha = 0).
+   */
+  function signal_thresholds(delta, gamma, alpha, kappa) {
+    ratios(delta, gamma, kappa);
+    nonnegative("alpha", alpha);
+    return thresholds(delta, gamma).map((thetaC) => Math.max((alpha > 0 ? thetaC * kappa / alpha : Infinity) - delta, 0.0));
   }
 
   /** The vocabulary-mean spike of the uncentered S: strength (sum w)^2 delta / kappa, against g. */
@@ -76,5 +97,5 @@
     return spike(weight_sum * weight_sum * delta / kappa, delta, gamma, kappa);
   }
 
-  web.spikes = { spike, spike_strength, signal, mean_spike };
+  web.spikes = { spike, spike_strength, signal, signal_thresholds, mean_spike };
 })(typeof window !== "undefined" ? window : globalThis);

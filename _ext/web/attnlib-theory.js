@@ -20,11 +20,13 @@
  *   critical_x(delta, gamma)                  the three roots of x^3 - sigma_2 x - 2 sigma_3 (descending)
  *   outlier_map(x, delta, gamma, kappa)       kappa (x+1)(x+delta)(x+gamma)/x^2
  *   bulk_edges, mp_edges, zero_atom, thresholds, spike, spike_strength, signal, mean_spike
+ *   signal(delta, gamma, alpha, kappa, mu_norm2)  mu_norm2 a number or an array
+ *   signal_thresholds(delta, gamma, alpha, kappa) the ||mu||^2 of the population and sample thresholds
  *   weights: mean(T), causal(T, tau, strict), optimal(R, normalize), snr(w, R), alpha(w, R), kappa(w)
  *   correlation(family, T, r, L)              R of the explorers' families (attnlib.explorers.make_process)
  *   eigh(R)                                   symmetric eigen-decomposition (Householder + QL), ascending
  *
- * attnlib is the reference; tests/browser/test_js_theory.py compares the two on 19,600 random points.
+ * attnlib is the reference; tests/browser/test_js_theory.py compares the two on random points.
  * Every formula is written in numpy's order of operations, and the two libm functions whose last bit
  * matters where the density's cubic cancels near the edges are computed as numpy computes them: x**3 as
  * the correctly rounded cube (numpy calls pow(x, 3)) and cbrt as glibc's (frexp, a polynomial, one
@@ -36,14 +38,14 @@
   const web = (global.attnlibWeb = global.attnlibWeb || {});
   const { cbrt, cube, frexp, ldexp } = web.libm;
   const { bulk_density, critical_x, outlier_map, bulk_edges, mp_edges, zero_atom, thresholds } = web.law;
-  const { spike, spike_strength, signal, mean_spike } = web.spikes;
+  const { spike, spike_strength, signal, signal_thresholds, mean_spike } = web.spikes;
   const { eigh } = web.eigen;
   const { mean, causal, optimal, snr, alpha, kappa } = web.weights;
   const { FAMILIES, correlation, named } = web.families;
 
   global.attnlibTheory = Object.freeze({
     bulk_density, critical_x, outlier_map, bulk_edges, mp_edges, zero_atom, thresholds, spike, spike_strength, signal,
-    mean_spike, mean, causal, optimal, snr, alpha, kappa, eigh, correlation, named, FAMILIES,
+    signal_thresholds, mean_spike, mean, causal, optimal, snr, alpha, kappa, eigh, correlation, named, FAMILIES,
     _libm: Object.freeze({ cbrt, cube, frexp, ldexp }),
   });
 })(typeof window !== "undefined" ? window : globalThis);

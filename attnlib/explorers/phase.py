@@ -116,8 +116,8 @@ class _PhasePlot:
         ax.set_ylim(0.0, THETA_MAX)
         ax.set_xlabel("γ = d/N")
         ax.set_ylabel("θ (units of κ)")
-        (self.pop_curve,) = ax2.plot([], [], color=COLORS["mean"], lw=1.5, label="population cos²(v₁, h)")
-        (self.smp_curve,) = ax2.plot([], [], color=COLORS["causal"], lw=1.5, label="sample cos²(v̂₁, h)")
+        (self.pop_curve,) = ax2.plot([], [], color=COLORS["mean"], lw=1.5, label="population cos²(v_pop, h)")
+        (self.smp_curve,) = ax2.plot([], [], color=COLORS["causal"], lw=1.5, label="sample cos²(v̂, h)")
         self.theta_mark = ax2.axvline(0, color="black", lw=1, ls="--", label="θ of the point")
         ax2.set_xlim(0.0, THETA_MAX)
         ax2.set_ylim(0.0, 1.02)
@@ -160,9 +160,9 @@ def _readout(state: PhaseState, th: dict) -> str:
     pop, smp = th["thresholds_here"]
     return html_table([
         ["region", REGIONS[th["region"]]],
-        ["thresholds at this γ: θ_pop, θ_sample", f"{fmt(pop)}, {fmt(smp)}"],
-        ["population outlier ℓ/κ, cos²(v₁, h)", f"{fmt(sp.population_eigenvalue)}, {fmt(sp.population_overlap)}"],
-        ["sample outlier λ/κ, cos²(v̂₁, h)", f"{fmt(sp.sample_eigenvalue)}, {fmt(sp.sample_overlap)}"],
+        ["thresholds at this γ: θ_pop, θ_smp", f"{fmt(pop)}, {fmt(smp)}"],
+        ["population outlier λ_pop/κ, cos²(v_pop, h)", f"{fmt(sp.population_eigenvalue)}, {fmt(sp.population_overlap)}"],
+        ["sample outlier λ/κ, cos²(v̂, h)", f"{fmt(sp.sample_eigenvalue)}, {fmt(sp.sample_overlap)}"],
         ["bulk right edge /κ", fmt(theory.bulk_edges(state.delta, state.gamma)[1])],
     ])
 

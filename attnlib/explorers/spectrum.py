@@ -156,7 +156,7 @@ class _SpectrumPlot:
     BINS = 60
 
     def __init__(self, animated: bool = False):
-        self.fig, (self.ax,) = new_figure((6.5, 3.6), 1, animated)
+        self.fig, (self.ax,) = new_figure((6.5, 3.9), 1, animated)
         ax = self.ax
         self.hist = None
         (self.density,) = ax.plot([], [], color=COLORS["theory"], lw=1.5,
@@ -223,7 +223,8 @@ class _SpectrumPlot:
         return (xmax, ymax, legend_key)
 
     def _legend(self, state, draw) -> None:
-        """Outside the axes: nothing that moves can cover it, and it is part of the cached background."""
+        """Below the axes (clear of the title): nothing that moves can cover it, and it is part of the cached
+        background."""
         from matplotlib.patches import Patch
 
         handles = [self.density, self.edges[0], self.outlier]
@@ -233,7 +234,7 @@ class _SpectrumPlot:
             handles += [Patch(color=_SIM_COLOR, label="simulated eigenvalues"), self.top]
         if self.fig.legends:
             self.fig.legends[0].remove()
-        self.fig.legend(handles=handles, fontsize=8, loc="outside right upper")
+        self.fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=3)
 
 
 def spectrum_figure(state: SpectrumState | None = None, *, simulate_d: int | None = None, seed: int = 0,
@@ -269,11 +270,11 @@ def _readout(state: SpectrumState, th: dict, draw=None) -> str:
     rows = [
         ["α = wᵀRw, κ = ‖w‖²", f"{fmt(th['alpha'])}, {fmt(th['kappa'])}"],
         ["spike strength θ = α(‖μ‖²+δ)/κ", fmt(th["theta"])],
-        ["thresholds θ_pop = δ+√δ, θ_sample", f"{fmt(pop)}, {fmt(smp)}"],
+        ["thresholds θ_pop = δ+√δ, θ_smp", f"{fmt(pop)}, {fmt(smp)}"],
         ["bulk edges", f"{fmt(th['edges'][0])}, {fmt(th['edges'][1])}"],
         ["predicted outlier (sample)", fmt(sig_u.sample_eigenvalue) if sig_u.sample_detectable
          else "none: θ below the sample threshold"],
-        ["cos²(top eigenvector, h) / (…, u)", f"{fmt(sig_h.sample_overlap)} / {fmt(sig_u.sample_overlap)}"],
+        ["cos²(v̂, h) / cos²(v̂, u)", f"{fmt(sig_h.sample_overlap)} / {fmt(sig_u.sample_overlap)}"],
     ]
     if th["mean"] is not None:
         rows.append(["mean spike θ_g, its outlier", f"{fmt(th['mean'].theta)}, {fmt(th['mean'].sample_eigenvalue)}"])

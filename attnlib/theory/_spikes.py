@@ -20,6 +20,7 @@ __all__ = [
     "Spike",
     "spike",
     "signal",
+    "signal_thresholds",
     "mean_spike",
     "spike_strength",
     "mean_spike_strength",
@@ -162,6 +163,23 @@ def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
         sample_overlap=_out(sp.sample_overlap * factor),
         direction="u",
     )
+
+
+def signal_thresholds(delta, gamma, alpha, kappa):
+    """``(mu2_population, mu2_sample)``: the signal strengths ||mu||^2 above which the signal spike has an outlier.
+
+    The signal's strength alpha (||mu||^2 + delta) / kappa passes a threshold theta_c (:func:`thresholds`) once
+    ||mu||^2 > theta_c kappa / alpha - delta. Where that is negative the outlier exists at every ||mu||^2 (at 0
+    it carries only the vocabulary's class split Zs/V), and the threshold is 0; with alpha = 0 it is inf. All
+    arguments broadcast together.
+    """
+    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    alpha = np.asarray(_v.nonnegative("alpha", alpha, allow_array=True), dtype=float)
+    out = []
+    for theta_c in thresholds(delta, gamma):
+        ratio = np.where(alpha > 0, theta_c * kappa / np.where(alpha > 0, alpha, 1.0), np.inf)
+        out.append(_out(np.maximum(ratio - delta, 0.0)))
+    return tuple(out)
 
 
 def mean_spike(delta, gamma, weight_sum, kappa) -> Spike:

@@ -1,8 +1,8 @@
 """The live explorers of the built book, driven in headless Chromium like a reader would.
 
 Every page of ``_build/html`` holding ``attnlib.webexplorer`` blocks is opened with the network cut off (from
-the local server, and once from ``file://``), and so is a page of all seven kinds made here (from ``file://``,
-with the build's scripts), so that kinds no chapter embeds yet are checked too. For every live figure:
+the local server, and once from ``file://``), and so is a page made here (from ``file://``, with the build's
+scripts) of the kinds that no page embeds, so that every kind is checked once. For every live figure:
 
 * it starts (``data-ready``), every control shows its default exactly, and no console error appears;
 * every control is moved once (a slider by one step with the keyboard, a dropdown or toggle to another value,
@@ -10,7 +10,10 @@ with the build's scripts), so that kinds no chapter embeds yet are checked too. 
   the figure's pixels change, the state follows, and every number of the read-out equals attnlib's value for
   the new state (relative difference <= 1e-9, computed here in Python with attnlib) and is printed as attnlib's
   explorers print it (3 significant digits);
-* a slider is then dragged along 30 steps and back to time the redraws.
+* a slider is then dragged along 10 steps and back to time the redraws.
+
+On one page the theme's colour-mode switch is pressed: every figure redraws in dark colours (and back), with
+readable contrast.
 
 Redraw times (``performance.now()`` around each redraw, in the page) are reported, not asserted, in
 ``_build/live-explorers-report.json``, with the bytes the explorers add to the build; screenshots of the
@@ -20,16 +23,14 @@ spectrum explorer before and after a slider move are saved under ``_build/screen
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import sys
 
-import numpy as np
 import pytest
 
-from attnlib import explorers, positional, theory, weights
-from attnlib.explorers._widgets import fmt
-
 from .conftest import ENABLED, HTML, REPO, SCREENSHOTS
+from .live_readout import readout_problems
 
 if not ENABLED:
     pytest.skip("browser test of the built book (ATTNLIB_BROWSER_TEST=1)", allow_module_level=True)
@@ -38,8 +39,7 @@ sys.path.insert(0, str(REPO / "_ext"))
 import live_explorers  # noqa: E402
 
 REPORT = SCREENSHOTS.parent / "live-explorers-report.json"
-TOLERANCE = 1e-9
-DRAG_STEPS = 30
+DRAG_STEPS = 10  # steps of the timed drag, there and back: ~20 redraws a figure, ~200 a run (reported only)
 TIMINGS: dict[str, list[float]] = {}
 SUMMARY: dict[str, object] = {}
 
@@ -53,82 +53,6 @@ def explorer_pages() -> list[str]:
 
 
 PAGES = explorer_pages()
-
-
-# ------------------------------------------------------------------------------- attnlib's expected read-out
-
-
-def _process(s):
-    return positional.family(s["family"], s["T"], r=s["r"], L=s["L"])
-
-
-def expected(kind: str, s: dict, f: dict) -> dict:
-    """The read-out rows' numbers (key -> list) that attnlib gives for the state ``s`` (fixed parameters ``f``)."""
-    if kind == "spectrum":
-        th = explorers.spectrum_theory(explorers.SpectrumState(**s))
-        out = {"alpha_kappa": [th["alpha"], th["kappa"]], "theta": [th["theta"]], "thresholds": list(th["thresholds"]),
-               "edges": list(th["edges"]), "outlier": [th["signal"].sample_eigenvalue],
-               "overlaps": [th["signal_h"].sample_overlap, th["signal"].sample_overlap]}
-        if th["mean"] is not None:
-            out["mean_spike"] = [th["mean"].theta, th["mean"].sample_eigenvalue]
-        return out
-    if kind == "phase":
-        th = explorers.phase_theory(explorers.PhaseState(**s))
-        sp = th["spike"]
-        return {"region": [th["region_code"]], "thresholds": list(th["thresholds_here"]),
-                "population": [sp.population_eigenvalue, sp.population_overlap],
-                "sample": [sp.sample_eigenvalue, sp.sample_overlap],
-                "edge": [theory.bulk_edges(s["delta"], s["gamma"])[1]]}
-    if kind == "weights":
-        th = explorers.weights_theory(explorers.WeightsState(**s))
-        return {**{name: list(v) for name, v in th["scalars"].items()}, "lambda_max": [th["lambda_max"]]}
-    if kind == "bulk":
-        return {"edges": list(theory.bulk_edges(s["delta"], s["gamma"])),
-                "atom": [theory.zero_atom(s["delta"], s["gamma"])]}
-    if kind == "population":
-        sp = theory.spike(s["theta"], f["delta"], 1.0)
-        return {"threshold": [theory.thresholds(f["delta"], 1.0)[0]], "outlier": [sp.population_eigenvalue],
-                "overlap": [sp.population_overlap], "edge": [theory.mp_edges(f["delta"])[1]]}
-    if kind == "sample":
-        sp = theory.spike(s["theta"], f["delta"], s["gamma"])
-        return {"thresholds": list(theory.thresholds(f["delta"], s["gamma"])),
-                "sample": [sp.sample_eigenvalue, sp.sample_overlap],
-                "population": [sp.population_eigenvalue, sp.population_overlap],
-                "edge": [theory.bulk_edges(f["delta"], s["gamma"])[1]]}
-    assert kind == "family", kind
-    process = _process({**f, "family": s["family"]})
-    out = {}
-    for name in weights.NAMED:
-        w, _ = weights.named(name, process)
-        a, k = weights.alpha(w, process.R), weights.kappa(w)
-        out[name] = [a, k, a / k, theory.signal(f["delta"], f["gamma"], a, k, f["mu_norm2"]).sample_overlap]
-    out["lambda_max"] = [float(np.linalg.eigvalsh(process.R)[-1])]
-    return out
-
-
-def readout_problems(kind: str, state: dict, fixed: dict, rows: list[dict]) -> list[str]:
-    """Differences between the page's read-out (data-values and text) and attnlib's numbers."""
-    shown = {row["key"]: row for row in rows}
-    problems = []
-    for key, values in expected(kind, state, fixed).items():
-        if key not in shown:
-            problems.append(f"{kind}: read-out row {key!r} missing")
-            continue
-        js = shown[key]["values"]
-        if len(js) != len(values):
-            problems.append(f"{kind}: {key} has {len(js)} values, attnlib {len(values)}")
-            continue
-        for v_js, v in zip(js, values):
-            v = float(v)
-            if not np.isfinite(v):
-                if v_js is not None:
-                    problems.append(f"{kind}: {key}: page shows {v_js}, attnlib has no value")
-            elif v_js is None or abs(v_js - v) > TOLERANCE * abs(v):
-                problems.append(f"{kind}: {key}: page {v_js!r} != attnlib {v!r}")
-            elif kind != "phase" or key != "region":
-                if fmt(v) not in shown[key]["text"]:
-                    problems.append(f"{kind}: {key}: text {shown[key]['text']!r} lacks attnlib's {fmt(v)!r}")
-    return problems
 
 
 # ------------------------------------------------------------------------------------------- page driving
@@ -288,15 +212,26 @@ def test_every_control_moves_the_figure_and_the_readout_follows_attnlib(page_pat
     assert not problems, f"{page_path}:\n  " + "\n  ".join(problems)
 
 
+def embedded_kinds() -> set[str]:
+    """The kinds of the live figures of the built pages."""
+    return {kind for page in PAGES
+            for kind in re.findall(r'class="attnlib-explorer" id="[^"]+" data-kind="([a-z_]+)"',
+                                   (HTML / page).read_text(encoding="utf-8"))}
+
+
 def test_every_kind_in_a_page_of_its_own(html_root, browser, tmp_path):
-    """All seven kinds (also those meant for chapters that do not embed them yet), in one page opened from
-    file://, loading the scripts and stylesheet of the build."""
+    """The kinds that no page of the book embeds (the chapter pages drive the others), in one page opened
+    from file://, loading the scripts and stylesheet of the build."""
     from attnlib import webexplorer
 
+    kinds = [kind for kind in webexplorer.KINDS if kind not in embedded_kinds()]
+    SUMMARY["kinds_in_a_page_of_their_own"] = kinds
+    if not kinds:
+        pytest.skip("every kind is embedded in a page of the book")
     static = (html_root / "_static").resolve().as_uri()
     head = "".join([f'<link rel="stylesheet" href="{static}/{live_explorers.STYLESHEET}">']
                    + [f'<script defer src="{static}/{name}"></script>' for name in live_explorers.SCRIPTS])
-    body = "".join(f"<h2>{kind}</h2>{webexplorer.embed(kind)._repr_html_()}" for kind in webexplorer.KINDS)
+    body = "".join(f"<h2>{kind}</h2>{webexplorer.embed(kind)._repr_html_()}" for kind in kinds)
     page = tmp_path / "kinds.html"
     page.write_text(f'<!doctype html><html><head><meta charset="utf-8">{head}</head>'
                     f'<body style="width:760px">{body}</body></html>', encoding="utf-8")
@@ -304,12 +239,71 @@ def test_every_kind_in_a_page_of_its_own(html_root, browser, tmp_path):
     assert not problems, "every kind:\n  " + "\n  ".join(problems)
 
 
+THEME_JS = """
+() => ({theme: document.documentElement.dataset.theme, page: getComputedStyle(document.body).backgroundColor,
+  figures: Array.from(document.querySelectorAll('.attnlib-explorer')).map(e => ({
+    theme: e.dataset.theme, redraws: Number(e.dataset.redraws),
+    paper: Array.from(e.querySelector('canvas').getContext('2d').getImageData(1, 1, 1, 1).data).slice(0, 3),
+    output: getComputedStyle(e.closest('div.text_html') || e).backgroundColor,
+    text: getComputedStyle(e.querySelector('table.ax-readout td')).color,
+    button: [getComputedStyle(e.querySelector('button.ax-reset')).color,
+             getComputedStyle(e.querySelector('button.ax-reset')).backgroundColor]}))})
+"""
+
+
+def _luminance(css: str) -> float:
+    """Relative luminance (WCAG) of a CSS rgb()/rgba() colour."""
+    r, g, b = (float(v) / 255 for v in re.findall(r"[\d.]+", css)[:3])
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_figures_follow_the_dark_theme(base_url, browser, screenshots_dir):
+    """The theme's colour-mode switch (pydata-sphinx-theme: data-theme on <html>) redraws every live figure of a
+    page in dark colours and back: the canvases' paper turns dark, the output area takes the page's background
+    instead of the theme's light one for HTML outputs, and the read-out and buttons keep a contrast of 4.5:1."""
+    page_path = next((p for p in PAGES if "explore" in p), PAGES[0] if PAGES else None)
+    if page_path is None:
+        pytest.skip("no page with a live explorer in the build")
+    context, page, blocked, errors = open_page(browser, base_url + page_path, lambda u: u.startswith(base_url))
+    try:
+        seen = {}
+        for mode in ("dark", "light"):
+            before = page.evaluate(THEME_JS)
+            for _ in range(3):  # the switch cycles light -> dark -> auto (auto is light here)
+                if page.evaluate("document.documentElement.dataset.theme") == mode:
+                    break
+                page.locator(".theme-switch-button").first.click()
+            page.wait_for_function(f"() => Array.from(document.querySelectorAll('.attnlib-explorer'))"
+                                   f".every(e => e.dataset.theme === '{mode}')")
+            seen[mode] = now = page.evaluate(THEME_JS)
+            assert now["theme"] == mode
+            for old, fig in zip(before["figures"], now["figures"]):
+                assert fig["redraws"] > old["redraws"], f"{mode}: a figure did not redraw"
+                assert (max(fig["paper"]) < 40) if mode == "dark" else (min(fig["paper"]) > 240), (mode, fig)
+                assert _contrast(fig["text"], now["page"]) >= 4.5, (mode, fig["text"], now["page"])
+                assert _contrast(*fig["button"]) >= 4.5, (mode, fig["button"])
+                if mode == "dark":
+                    assert fig["output"] in ("rgba(0, 0, 0, 0)", "transparent"), fig["output"]
+            page.locator(".attnlib-explorer").first.screenshot(path=str(screenshots_dir / f"explorer-{mode}.png"))
+        SUMMARY["dark_mode"] = {"page": page_path, "figures": len(seen["dark"]["figures"])}
+    finally:
+        context.close()
+    assert not blocked and not errors, f"blocked {blocked}, errors {errors}"
+
+
 def test_explorers_work_from_the_file_system(browser):
     """Opened as a file (no server): the scripts load as classic scripts, a slider redraws the figure."""
     if not PAGES:
         pytest.skip("no page with a live explorer in the build")
     root = HTML.resolve().as_uri() + "/"
-    context, page, blocked, errors = open_page(browser, root + PAGES[0], lambda u: u.startswith(("file:", "data:")))
+    smallest = min(PAGES, key=lambda p: (HTML / p).stat().st_size)  # the file-system path, not the page, is tested
+    context, page, blocked, errors = open_page(browser, root + smallest, lambda u: u.startswith(("file:", "data:")))
     try:
         fig = figures(page)[0]
         name = next(n for n, s in fig.specs.items() if s["kind"] in ("float", "int") and fig.control(n).is_visible())
@@ -317,7 +311,7 @@ def test_explorers_work_from_the_file_system(browser):
         fig.move(name)
         assert fig.pixels() != before
         assert not readout_problems(fig.kind, fig.state(), fig.data["fixed"], fig.readout())
-        SUMMARY["file_url"] = {"page": PAGES[0], "figures": len(figures(page)), "moved": name}
+        SUMMARY["file_url"] = {"page": smallest, "figures": len(figures(page)), "moved": name}
     finally:
         context.close()
     assert not blocked and not errors, f"file://: blocked {blocked}, errors {errors}"

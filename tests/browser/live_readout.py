@@ -1,0 +1,104 @@
+"""attnlib's numbers for the read-out of every live figure kind, and the comparison with what a page shows.
+
+Used by test_live_explorers.py: each read-out row of a live figure carries ``data-key`` and ``data-values`` (the
+full-precision numbers behind its text); :func:`readout_problems` compares them with :func:`expected`, computed
+here from attnlib alone, to a relative difference of ``TOLERANCE``, and checks that the text prints each number
+as attnlib's explorers print it (3 significant digits).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnlib import explorers, positional, theory, weights
+from attnlib.explorers._widgets import fmt
+
+TOLERANCE = 1e-9
+
+
+def _process(s):
+    return positional.family(s["family"], s["T"], r=s["r"], L=s["L"])
+
+
+def expected(kind: str, s: dict, f: dict) -> dict:
+    """The read-out rows' numbers (key -> list) that attnlib gives for the state ``s`` (fixed parameters ``f``)."""
+    if kind == "spectrum":
+        th = explorers.spectrum_theory(explorers.SpectrumState(**s))
+        out = {"alpha_kappa": [th["alpha"], th["kappa"]], "theta": [th["theta"]], "thresholds": list(th["thresholds"]),
+               "edges": list(th["edges"]), "outlier": [th["signal"].sample_eigenvalue],
+               "overlaps": [th["signal_h"].sample_overlap, th["signal"].sample_overlap]}
+        if th["mean"] is not None:
+            out["mean_spike"] = [th["mean"].theta, th["mean"].sample_eigenvalue]
+        return out
+    if kind == "phase":
+        th = explorers.phase_theory(explorers.PhaseState(**s))
+        sp = th["spike"]
+        return {"region": [th["region_code"]], "thresholds": list(th["thresholds_here"]),
+                "population": [sp.population_eigenvalue, sp.population_overlap],
+                "sample": [sp.sample_eigenvalue, sp.sample_overlap],
+                "edge": [theory.bulk_edges(s["delta"], s["gamma"])[1]]}
+    if kind == "weights":
+        th = explorers.weights_theory(explorers.WeightsState(**s))
+        return {**{name: list(v) for name, v in th["scalars"].items()}, "lambda_max": [th["lambda_max"]]}
+    if kind == "bulk":
+        return {"edges": list(theory.bulk_edges(s["delta"], s["gamma"])),
+                "atom": [theory.zero_atom(s["delta"], s["gamma"])]}
+    if kind == "population":
+        sp = theory.spike(s["theta"], f["delta"], 1.0)
+        return {"threshold": [theory.thresholds(f["delta"], 1.0)[0]], "outlier": [sp.population_eigenvalue],
+                "overlap": [sp.population_overlap], "edge": [theory.mp_edges(f["delta"])[1]]}
+    if kind == "sample":
+        sp = theory.spike(s["theta"], f["delta"], s["gamma"])
+        return {"thresholds": list(theory.thresholds(f["delta"], s["gamma"])),
+                "sample": [sp.sample_eigenvalue, sp.sample_overlap],
+                "population": [sp.population_eigenvalue, sp.population_overlap],
+                "edge": [theory.bulk_edges(f["delta"], s["gamma"])[1]]}
+    if kind in ("population_recovery", "sample_recovery"):
+        population = kind == "population_recovery"
+        gamma = 1.0 if population else s["gamma"]
+        process = _process({**s, **f})
+        out = {}
+        for name in weights.NAMED:
+            w, _ = weights.named(name, process, f["tau"])
+            a, k = weights.alpha(w, process.R), weights.kappa(w)
+            sp = theory.signal(s["delta"], gamma, a, k, s["mu_norm2"])
+            out[name] = [a / k, theory.signal_thresholds(s["delta"], gamma, a, k)[0 if population else 1],
+                         (sp.population_eigenvalue if population else sp.sample_eigenvalue) / k,
+                         sp.population_overlap if population else sp.sample_overlap]
+        edge = theory.mp_edges(s["delta"])[1] if population else theory.bulk_edges(s["delta"], gamma)[1]
+        out["edge"] = [edge, s["mu_norm2"] / (s["mu_norm2"] + s["delta"])]
+        return out
+    assert kind == "family", kind
+    process = _process({**f, **s})
+    out = {}
+    for name in weights.NAMED:
+        w, _ = weights.named(name, process)
+        a, k = weights.alpha(w, process.R), weights.kappa(w)
+        out[name] = [a, k, a / k, theory.signal(f["delta"], f["gamma"], a, k, f["mu_norm2"]).sample_overlap]
+    out["lambda_max"] = [float(np.linalg.eigvalsh(process.R)[-1])]
+    return out
+
+
+def readout_problems(kind: str, state: dict, fixed: dict, rows: list[dict]) -> list[str]:
+    """Differences between the page's read-out (data-values and text) and attnlib's numbers."""
+    shown = {row["key"]: row for row in rows}
+    problems = []
+    for key, values in expected(kind, state, fixed).items():
+        if key not in shown:
+            problems.append(f"{kind}: read-out row {key!r} missing")
+            continue
+        js = shown[key]["values"]
+        if len(js) != len(values):
+            problems.append(f"{kind}: {key} has {len(js)} values, attnlib {len(values)}")
+            continue
+        for v_js, v in zip(js, values):
+            v = float(v)
+            if not np.isfinite(v):
+                if v_js is not None:
+                    problems.append(f"{kind}: {key}: page shows {v_js}, attnlib has no value")
+            elif v_js is None or abs(v_js - v) > TOLERANCE * abs(v):
+                problems.append(f"{kind}: {key}: page {v_js!r} != attnlib {v!r}")
+            elif kind != "phase" or key != "region":
+                if fmt(v) not in shown[key]["text"]:
+                    problems.append(f"{kind}: {key}: text {shown[key]['text']!r} lacks attnlib's {fmt(v)!r}")
+    return problems
