@@ -240,15 +240,19 @@ def test_token_mixing_T1_is_poisson():
 def test_token_mixing_T2_excess_matches_formula():
     """Unequal weights (0.7, 0.3) at c = V/N = 2: excess c^2 (sum w^4/kappa^2)^2 = 2.18 (MP_2's m4 is 45).
 
-    Spread measured over 8 draws at this size: per-draw sd of m4 0.73, mean excess 2.38. 4 draws give a standard
-    error of 0.37; tolerance 1.1 (3 se). A missing excess (0) or a first-power (sum w^4/kappa^2) one (2.95) are
-    both further than that from 2.18 only for the first; the exact check of the walk count is the dense-trace
-    test above plus the T = 1 Poisson test."""
+    Spread measured over 100 draws at this size (seeds 500-599): per-draw sd of m4 0.46, mean excess 2.16
+    (0.4 standard errors from the formula). 24 draws give a standard error of 0.093; the tolerance is 3 of them
+    (0.28). The plausible wrong formulas lie far outside: a first-power excess c^2 sum w^4/kappa^2 (2.95, 8
+    standard errors away) and no excess at all (0, the MP_c value); the test checks that both fail."""
     V, N = 100_000, 50_000
     w = np.array([0.7, 0.3])
-    m4 = np.mean([mixing.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(4)])
+    draws, tol = 24, 3 * 0.46 / np.sqrt(24)
+    m4 = np.mean([mixing.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(draws)])
     excess = m4 - bulk.mp_moments(4, V / N)[3]
-    assert excess == pytest.approx(mixing.m4_shift(1.0, 2.0, w), abs=1.1)  # delta gamma^2 = c^2 at delta = 1
+    c, r = V / N, float((w**4).sum() / (w @ w) ** 2)
+    assert excess == pytest.approx(mixing.m4_shift(1.0, 2.0, w), abs=tol)  # delta gamma^2 = c^2 at delta = 1
+    for wrong in (c**2 * r, 0.0):  # the first-power excess, no excess
+        assert abs(excess - wrong) > tol
 
 
 def test_exact_spectra_and_t_departure_shapes():
