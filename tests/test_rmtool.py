@@ -82,9 +82,15 @@ def test_the_comparison_fails_on_a_wrong_law():
 
 
 def test_report_largest_difference():
-    """Runs last in the module: prints the largest relative density difference over the regimes compared."""
+    """Runs last in the module: the regimes are the ones the module docstring counts, every regime compared in
+    this run agrees to 1e-9, the two codes are distinct (the differences are not all exactly zero, as they
+    would be if both sides ran the same code), and the largest relative density difference is printed."""
+    assert len(REGIMES) == 24
+    assert sum(d > 1 for d, _ in REGIMES) == 9 and sum(g > 1 for _, g in REGIMES) == 8
     if not RESULTS:
         pytest.skip("no regime compared in this run")
     worst = max(RESULTS, key=RESULTS.get)
     print(f"rmtool vs attnlib: {len(RESULTS)} regimes, largest relative density difference "
           f"{RESULTS[worst]:.2e} at delta, gamma = {worst}")
+    assert set(RESULTS) <= set(REGIMES)
+    assert 0.0 < RESULTS[worst] < 1e-9

@@ -5,6 +5,7 @@ Serial, the default thread pool, an explicit ThreadPoolExecutor, a ProcessPoolEx
 on density estimates: every draw depends only on its setting and its random stream and runs on one BLAS thread.
 """
 
+import dataclasses
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -25,14 +26,29 @@ def _runs(executor=None):  # each path of a draw (at these sizes "auto" takes th
 
 
 def _same(a, b):
-    for x, y in zip(a, b):
+    """Every run, every field and every density equal, and as many of each (zip alone would stop at the
+    shorter list and pass a run that lost a sweep or a density)."""
+    assert len(a) == len(b), (len(a), len(b))
+    for x, y in zip(a, b, strict=True):
         for name in ("eigenvalues", "overlap_u", "overlap_h", "overlap_g"):
-            np.testing.assert_array_equal(getattr(x, name), getattr(y, name))
+            np.testing.assert_array_equal(getattr(x, name), getattr(y, name))  # shapes too
         assert (x.densities is None) == (y.densities is None)
         if x.densities is not None:
-            for dx, dy in zip(sum(x.densities, ()), sum(y.densities, ())):
+            assert [len(t) for t in x.densities] == [len(t) for t in y.densities]
+            for dx, dy in zip(sum(x.densities, ()), sum(y.densities, ()), strict=True):
                 np.testing.assert_array_equal(dx.nodes, dy.nodes)
                 np.testing.assert_array_equal(dx.weights, dy.weights)
+
+
+def test_same_counts_lengths():
+    """_same can fail on a run that lost a sweep, or a density, which zip alone would not notice."""
+    run = [sweep(SETTINGS[:1], seed=1, trials=1, k=1), sweep([BASE], seed=2, trials=2, k=1, spectrum=SLQ)]
+    _same(run, run)
+    with pytest.raises(AssertionError):
+        _same(run, run[:1])
+    fewer = dataclasses.replace(run[1], densities=tuple(t[:-1] for t in run[1].densities))
+    with pytest.raises(AssertionError):
+        _same(run, [run[0], fewer])
 
 
 @pytest.fixture(scope="module")

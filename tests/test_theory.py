@@ -182,8 +182,16 @@ def test_checked_numbers_from_notes():
     assert s03.rho < th.thresholds(s03.delta, s03.gamma)[0] < s03.theta  # rho says no outlier, theta says one
 
 
-def test_density_is_fast_and_vectorised():
+def test_density_is_vectorised_finite_and_nonnegative():
+    """One call over 100,000 points: the shape of its input, finite, non-negative, equal to the scalar calls at
+    points inside, outside and at the edges of the support, and a 0-d result for a scalar (no speed asserted:
+    timings are measured in bench/)."""
     x = np.linspace(0, 4, 100_000)
     out = th.bulk_density(x, 0.5, 0.25)
     assert out.shape == x.shape and np.all(np.isfinite(out)) and np.all(out >= 0)
+    lo, hi = th.bulk_edges(0.5, 0.25)
+    assert out[(x > lo * 1.01) & (x < hi * 0.99)].min() > 0 and np.all(out[x > hi * 1.001] == 0)
+    idx = np.r_[0, np.searchsorted(x, [lo, 0.5 * (lo + hi), hi]), 77_777, len(x) - 1]
+    scalar = [th.bulk_density(float(v), 0.5, 0.25) for v in x[idx]]
+    np.testing.assert_allclose(out[idx], scalar, rtol=1e-12, atol=0)
     assert np.ndim(th.bulk_density(1.0, 0.5, 0.25)) == 0
