@@ -43,8 +43,8 @@ from . import theory, tracy_widom
 __all__ = ["OutlierVariance", "WINDOW_LEVEL", "edge_constant", "edge_quantile", "edge_scale", "fourth_moment_ratio",
            "outlier_sd", "outlier_variance", "standardize", "window_half_width", "window_position", "window_width"]
 
-#: Level of the margin that defines the critical window: a point is in the window when its *limit* outlier would
-#: sit less than q, the ``WINDOW_LEVEL`` quantile of TW_1 (in edge scales), above the edge. A margin, not a
+#: The level of the margin that defines the critical window. A point is in the window when its *limit* outlier
+#: would sit less than q, the ``WINDOW_LEVEL`` quantile of TW_1 (in edge scales), above the edge. A margin, not a
 #: detection probability (see :func:`window_half_width`).
 WINDOW_LEVEL = 0.95
 

@@ -31,8 +31,8 @@ _SPIKE_D, _SPIKE_T, _SPIKE_TRIALS, _SPIKE_SEED, _POP_SEED = 300, 16, 4, 401, 301
 _SIGNS_N, _SIGNS_SEED = 20000, 5
 _CAUSAL_TAUS = (0.0, 1.0, 2.0, 4.0, 8.0)
 _FAMILY_D, _FAMILY_TRIALS, _FAMILY_SEED = 300, 4, 52  # chapter 05: d = 300, V = 600, N = 1200
-#: The recovery kinds ("population_recovery", "sample_recovery"): ||mu||^2 of the simulated points, d and draws
-#: per point.
+#: The values of ||mu||^2 simulated by the recovery kinds ``population_recovery`` and ``sample_recovery``
+#: (their d and draws per point follow).
 MU2_GRID = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0)
 RECOVERY_D, RECOVERY_TRIALS = 300, 4
 _RECOVERY_SEED = {"population": 303, "sample": 403}
@@ -52,7 +52,7 @@ def _stat(values) -> list:
 
 def relevant(state: dict, names) -> dict:
     """The fields ``names`` of ``state`` whose control applies to it (``r`` only for the Markov family, ``L``
-    only for the block families: :attr:`attnlib.controls.Control.shown_when`)."""
+    only for the block families: the control's ``shown_when``)."""
     out = {}
     for name in names:
         when = controls.CONTROLS[name].shown_when
