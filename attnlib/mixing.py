@@ -22,8 +22,8 @@ from .model import sample_tokens, token_matrix
 from .montecarlo import sweep
 from .setting import Setting, sizes_for
 
-__all__ = ["free_cumulants", "m4_shift", "token_mixing_spectrum", "token_mixing_moments", "TDeparture",
-           "t_departure"]
+__all__ = ["free_cumulants", "heavy_token_term", "m4_shift", "token_mixing_spectrum", "token_mixing_moments",
+           "TDeparture", "t_departure"]
 
 
 def free_cumulants(moments) -> np.ndarray:
@@ -59,6 +59,32 @@ def m4_shift(delta, gamma, w) -> float:
     delta = _v.positive("delta", delta)
     gamma = _v.positive("gamma", gamma)
     return float(delta * gamma**2 * _w_ratio(w) ** 2)
+
+
+def heavy_token_term(delta, gamma, w, d: int) -> float:
+    r"""Expected share of the most-used token in the top eigenvalue of S/kappa, at a fixed number of tokens.
+
+    Along the noise direction :math:`\hat z_v = z_v/\|z_v\|` of token v the centred S has
+    :math:`\hat z_v^\top S\hat z_v/\kappa \approx 1 + \gamma\sum_{(n,t):\,v_{n,t}=v} w_t^2/\kappa`, so
+    :math:`\lambda_1(S)/\kappa \gtrsim 1 + \gamma\max_v\sum w_t^2/\kappa`; this returns the expected second term.
+    For mean pooling the sum is :math:`k_v/T` with :math:`k_v \sim \mathrm{Poisson}(T/\eta)`, the number of
+    uses of token v (:math:`\eta = V/N = \gamma/\delta`); for other weights it is compound Poisson, replaced by
+    :math:`k/T_\mathrm{eff}` with :math:`k \sim \mathrm{Poisson}(T_\mathrm{eff}/\eta)` (the same mean and
+    variance; exact for mean pooling). The expected maximum of V = d/delta independent counts is
+    :math:`\sum_{k \ge 0}(1 - F(k)^V)`; it grows like :math:`\log V/\log\log V` at a fixed T, and the term
+    stays near :math:`\gamma/\eta = \delta` only when :math:`T_\mathrm{eff}/\eta \gg \log V`.
+    """
+    from scipy import stats  # scipy.stats is slow to import; only this function needs it
+
+    delta = _v.positive("delta", delta)
+    gamma = _v.positive("gamma", gamma)
+    d = _v.positive_int("d", d)
+    lam = delta / gamma / _w_ratio(w)  # (N/V) T_eff
+    V = d / delta
+    # beyond lam + 50 sqrt(lam) + 20 log V + 100 the terms V P(k > count) are below 1e-30
+    counts = np.arange(int(lam + 50.0 * np.sqrt(lam) + 20.0 * np.log(V) + 100.0))
+    expected_max = float(np.sum(-np.expm1(V * stats.poisson.logcdf(counts, lam))))
+    return delta * expected_max / lam
 
 
 def _token_weights(V: int, N: int, w, rng: np.random.Generator):
