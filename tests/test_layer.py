@@ -75,17 +75,86 @@ def test_random_row_moments_against_sampled_rows():
     assert np.max(np.abs(emp - second)) < 5e-4
 
 
-def test_layer_draw_reference_arm_and_fields():
-    proc = positional.prefix(8, 3)
-    w_inf = weights.causal(8, 1.0)
+def _replay(process, d, V, N, mu_norm2, tau, seed, reference):
+    """The draw of layer.layer_draw recomputed without attnlib.layer: the same random numbers in the same order
+    (table, signs, tokens), weights from attention.causal_attention_weights in double precision, dense
+    centred covariances and numpy's eigh."""
+    from attnlib import model
+
+    rng = np.random.default_rng(seed)
+    voc = model.draw_vocabulary(d, V, mu_norm2, rng, dtype=np.float32)
+    xi = process.sample(N, rng)
+    tok = model.sample_tokens(xi, V, rng)
+    X = voc.table[tok].astype(float)
+    W = attention.causal_attention_weights(X, tau)
+    u, h, _ = voc.directions()
+    arms = []
+    for pooled in (np.einsum("nt,ntd->nd", W, X), np.einsum("t,ntd->nd", reference, X)):
+        S = np.cov(pooled.T, bias=True)
+        vals, vecs = np.linalg.eigh(S)
+        v = vecs[:, -1]
+        arms.append((vals[-1], (v @ h) ** 2 / (h @ h), (v @ u) ** 2 / (u @ u), np.trace(S) / d))
+    repeated = np.mean([len(set(t)) < len(t) for t in tok])
+    return W, xi, arms, repeated
+
+
+def test_layer_draw_tau_1_equals_an_independent_recomputation():
+    """One tau = 1 draw against _replay. The layer pools in single precision: the two agree to 1.2e-7 (relative)
+    on the eigenvalues and overlaps and 1e-8 on the weights; tolerances 1e-5 and 1e-6. The plausible wrong
+    layer, the limit weights in place of each sequence's own (the two arms equal), moves the top eigenvalue
+    by 1.6e-3 relative and the mean weights by 1.8e-3: the test asserts both lie outside."""
+    proc, w_inf = positional.prefix(8, 3), weights.causal(8, 1.0)
     r = layer.layer_draw(proc, 60, 120, 80, 1.0, 1.0, np.random.default_rng(4), reference=w_inf)
-    assert r.d == 60 and r.mean_weights.shape == (8,)
-    assert 0 <= r.overlap_h <= 1 and 0 <= r.overlap_h_fixed <= 1 and r.top > 0 and r.top_fixed > 0
-    assert 0 <= r.repeat_fraction <= 1 and r.deviation2 >= 0
+    W, xi, (lay, fixed), repeated = _replay(proc, 60, 120, 80, 1.0, 1.0, 4, w_inf)
+    assert r.d == 60
+    np.testing.assert_allclose([r.top, r.overlap_h, r.overlap_u, r.trace], lay, rtol=1e-5)
+    np.testing.assert_allclose([r.top_fixed, r.overlap_h_fixed, r.overlap_u_fixed, r.trace_fixed], fixed, rtol=1e-5)
+    np.testing.assert_allclose(r.mean_weights, W.mean(axis=0), atol=1e-6)
+    assert r.kappa_bar == pytest.approx(np.mean(np.sum(W * W, axis=1)), rel=1e-6)
+    assert r.alpha_bar == pytest.approx(np.mean(np.sum(W * xi, axis=1) ** 2), rel=1e-6)
+    assert r.alpha_fixed == pytest.approx(np.mean((xi @ w_inf) ** 2), rel=1e-12)
+    assert r.deviation2 == pytest.approx(np.mean(np.sum((W - w_inf) ** 2, axis=1)), rel=1e-6)
+    assert r.repeat_fraction == repeated
+    # the limit weights in place of the layer's: outside the tolerances above (by a factor 100 or more)
+    assert abs(fixed[0] - lay[0]) / lay[0] > 100 * 1e-5 and np.abs(w_inf - W.mean(axis=0)).max() > 100 * 1e-6
+
+
+# Spread of the tau = 1 layer (prefix(8, 3), d = 60, V = 120, N = 80, ||mu||^2 = 1) over 300 draws (seeds
+# 1000-1299): per-draw sd of the mean weights 0.0007-0.0018 (largest on the first key), their mean off the
+# limit weights causal(8, 1) by at most 0.0012 (the finite-d correction: a repeated token scores 1, not 0);
+# per-draw sd of the top eigenvalue 0.114, its mean 0.005 below the fixed-weights prediction at these sizes.
+LAYER_WEIGHT_SD, LAYER_WEIGHT_BIAS = 0.0018, 0.0012
+LAYER_TOP_SD, LAYER_TOP_BIAS = 0.114, 0.005
+
+
+def test_layer_draw_tau_1_follows_the_limit_weights():
+    """16 draws at tau = 1: the mean weights are the limit weights causal(8, 1) and the top eigenvalue is the
+    sample outlier those weights predict (theory.signal through Setting), each within its measured finite-d
+    bias plus 3 standard errors (0.0026 on the weights, 0.091 on the eigenvalue). The plausible wrong limit,
+    the harmonic weights causal(8, 0) (the self-score dropped), is 0.071 away on the first key and predicts
+    an outlier of 1.257 against 1.026: both outside."""
+    from attnlib import Setting
+
+    proc, w_inf, n = positional.prefix(8, 3), weights.causal(8, 1.0), 16
+    draws = [layer.layer_draw(proc, 60, 120, 80, 1.0, 1.0, np.random.default_rng(40 + i), reference=w_inf)
+             for i in range(n)]
+    mean_w = np.mean([r.mean_weights for r in draws], axis=0)
+    top = np.mean([r.top for r in draws])
+    band_w = LAYER_WEIGHT_BIAS + 3 * LAYER_WEIGHT_SD / np.sqrt(n)
+    band_top = LAYER_TOP_BIAS + 3 * LAYER_TOP_SD / np.sqrt(n)
+
+    def predicted(w):
+        return Setting(d=60, V=120, N=80, mu_norm2=1.0, process=proc, weights=w).signal().sample_eigenvalue
+
+    assert np.abs(mean_w - w_inf).max() < band_w
+    assert abs(top - predicted(w_inf)) < band_top
+    harmonic = weights.causal(8, 0.0)
+    assert np.abs(mean_w - harmonic).max() > band_w
+    assert abs(top - predicted(harmonic)) > band_top
     # tau = 0: the layer's weights are the harmonic ones, so both arms coincide
-    r0 = layer.layer_draw(proc, 60, 120, 80, 1.0, 0.0, np.random.default_rng(4), reference=weights.causal(8, 0.0))
+    r0 = layer.layer_draw(proc, 60, 120, 80, 1.0, 0.0, np.random.default_rng(4), reference=harmonic)
     assert abs(r0.top - r0.top_fixed) < 1e-5 * r0.top and r0.deviation2 < 1e-12
-    assert abs(r0.kappa_bar - weights.kappa(weights.causal(8, 0.0))) < 1e-9
+    assert abs(r0.kappa_bar - weights.kappa(harmonic)) < 1e-9
 
 
 def test_layer_scan_streams_and_validation():
