@@ -328,32 +328,6 @@ def test_empirical_threshold():
 # ------------------------------------------------------------------------------------------------ runner
 
 
-def test_run_experiment_shapes_determinism_and_validation():
-    proc = P.prefix(8, 2)
-    ws = {"mean": W.mean(8), "optimal": W.optimal(proc.R)}
-    kw = dict(d=40, V=100, mu_norm2=1.0, n_train=[30, 60], n_test=200, vocabularies=2, seed=3, n_anchor=5)
-    ex = ds.run_experiment(proc, ws, **kw)
-    assert ex.ridge.shape == (2, 2, 2) and ex.oracle.shape == (2, 2) and ex.names == ("mean", "optimal")
-    assert np.all((ex.ridge >= 0) & (ex.ridge <= 1)) and np.all(np.isfinite(ex.oracle))
-    again = ds.run_experiment(proc, ws, **kw)
-    np.testing.assert_array_equal(ex.ridge, again.ridge)
-    np.testing.assert_array_equal(ex.spectral, again.spectral)
-    diff, se = ex.paired_difference("ridge", 1, 0)
-    assert diff.shape == (2,) and np.all(se >= 0)
-    assert ex.setting(1, 60).N == 60 and ex.setting(1, 60).label == "optimal"
-    for name in ("top", "vote_in", "vote_out"):
-        assert getattr(ex, name).shape == (2, 2, 2)
-    assert ex.h_norm2.shape == (2,) and np.all(ex.h_norm2 > 0)
-    assert np.all(ex.top > 0) and np.all(ex.vote_in > 0) and np.all(ex.vote_out > 0)
-    assert ds.run_experiment(proc, ws, **{**kw, "n_anchor": 40}).n_anchor == 40  # held out: any number
-    with pytest.raises(ValueError, match="n_anchor"):
-        ds.run_experiment(proc, ws, **{**kw, "n_anchor": 0})
-    with pytest.raises(ValueError, match="weights"):
-        ds.run_experiment(proc, {}, **kw)
-    with pytest.raises(ValueError, match="block"):
-        ds.run_experiment(P.markov(8, 0.5), ws, **kw)
-
-
 @pytest.mark.parametrize("n,d", [(60, 12), (10, 25)])
 def test_runner_decomposition_matches_public_fits(n, d):
     """run_experiment shares one eigendecomposition between ridge and the spectral classifier."""
