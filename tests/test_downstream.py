@@ -277,14 +277,30 @@ def test_critical_window():
 
 @pytest.mark.parametrize("d,gamma", [(400, 0.5), (3200, 0.5), (400, 4.0)])
 def test_critical_window_is_the_tracy_widom_rule(d, gamma):
-    """In the window iff |x - x*| < sqrt(q_0.95) w_d (q_0.95 = 0.98, the 95% quantile of TW_1)."""
+    """In the window iff |x - x*| < sqrt(q_0.95) w_d, w_d = sqrt(2 l / z''(x*)), rebuilt here without
+    attnlib.fluctuations' window functions: q by root-finding on the TW_1 CDF, z'' by a central second
+    difference of the outlier map (step 1e-3: relative error ~1e-6, far below the 2 % margin of the factors
+    0.98 and 1.02 below). A wrong curvature (z'' missing its 6 s3/x^4 term, or w_d without its 2) moves the
+    boundary by 15 % or more (asserted)."""
+    from scipy.optimize import brentq
+
     from attnlib import fluctuations as fl
+    from attnlib import tracy_widom
 
     base = _setting(weights="mean", d=d, V=2 * d, N=int(d / gamma))
-    half = np.sqrt(fl.edge_quantile(0.95)) * fl.window_width(base.delta, base.gamma, d)
-    x_star = theory.critical_x(base.delta, base.gamma)[0]
+    delta, g = base.delta, base.gamma
+    x_star = theory.critical_x(delta, g)[0]
+    q = brentq(lambda u: tracy_widom.cdf(u) - 0.95, 0.0, 3.0, xtol=1e-12)
+    h = 1e-3
+    z2 = (theory.outlier_map(x_star + h, delta, g, 1.0) - 2 * theory.outlier_map(x_star, delta, g, 1.0)
+          + theory.outlier_map(x_star - h, delta, g, 1.0)) / h**2
+    half = np.sqrt(q) * np.sqrt(2 * fl.edge_scale(delta, g, 1.0, d) / z2)
     for factor, inside in [(-0.98, True), (0.0, True), (0.98, True), (-1.02, False), (1.02, False), (3.0, False)]:
-        assert ds.in_critical_window(base.with_theta(base.delta + x_star + factor * half)) is inside
+        assert ds.in_critical_window(base.with_theta(delta + x_star + factor * half)) is inside
+    s2, s3 = delta + g + delta * g, delta * g
+    for wrong_z2 in (2 * s2 / x_star**3, z2 / 2):  # no 6 s3/x^4 term; the width without its 2 (as z''/2)
+        wrong = np.sqrt(q) * np.sqrt(2 * fl.edge_scale(delta, g, 1.0, d) / wrong_z2)
+        assert abs(wrong / half - 1) > 0.1
 
 
 def test_critical_window_edge_is_where_the_outlier_meets_the_quantile():

@@ -118,6 +118,43 @@ def test_window_dimension_inverts_in_critical_window():
     assert finite_size.window_dimension(0.5 + x_star, 0.5, 0.25) == np.inf
 
 
+def _exact_window_dimension(theta, delta, gamma, level=0.95):
+    """The d at which the limit outlier z(x) sits exactly q l_d above the edge E (q the level quantile of TW_1,
+    found here by root-finding on its CDF; l_d = l_1 d^(-2/3) the edge scale): d = (q l_1 / (z(x) - E))^(3/2).
+    No window width and no quadratic expansion of z."""
+    from scipy.optimize import brentq
+
+    from attnlib import fluctuations, theory, tracy_widom
+
+    q = brentq(lambda u: tracy_widom.cdf(u) - level, 0.0, 3.0, xtol=1e-12)
+    x = theta - delta
+    above = theory.outlier_map(x, delta, gamma, 1.0) - theory.bulk_edges(delta, gamma, 1.0)[1]
+    return (q * fluctuations.edge_scale(delta, gamma, 1.0, 1) / above) ** 1.5
+
+
+@pytest.mark.parametrize("delta,gamma", [(0.5, 0.25), (2.0, 1.0), (0.1, 3.0)])
+def test_window_dimension_is_where_the_outlier_meets_the_margin(delta, gamma):
+    """window_dimension against _exact_window_dimension. The rule expands z to second order, so the two differ
+    by the cubic term, relatively z'''/(2 z'') (x - x*): measured 0.26-0.62 % at |x - x*| = 0.004 and 1.3-3.2 %
+    at 0.02, proportional to the gap (ratio 4.9-5.1 for a gap 5 times larger). Allowed: 1 % at 0.004, and the
+    ratio 5 within 10 %. Plausible wrong rules miss by 30 % or more at every gap: the width without its 2
+    (w_d = sqrt(l/z''), d smaller by 2^(3/2)) and a window shrinking like the edge scale, d^(-2/3) in place of
+    d^(-1/3) (d = (half-width / gap)^(3/2))."""
+    from attnlib import theory
+
+    x_star = theory.critical_x(delta, gamma)[0]
+    errors = {}
+    for gap in (0.004, -0.004, 0.02, -0.02):
+        d_rule = finite_size.window_dimension(delta + x_star + gap, delta, gamma)
+        d_exact = _exact_window_dimension(delta + x_star + gap, delta, gamma)
+        errors[gap] = d_rule / d_exact - 1
+        for wrong in (d_rule * 2**-1.5, d_rule**0.5):
+            assert abs(wrong / d_exact - 1) > 0.3, (gap, wrong, d_exact)
+    assert abs(errors[0.004]) < 0.01 and abs(errors[-0.004]) < 0.01
+    for sign in (1, -1):
+        assert errors[sign * 0.02] / errors[sign * 0.004] == pytest.approx(5.0, rel=0.1)
+
+
 def test_overlap_dimension_rule():
     from attnlib import fluctuations, theory
 
