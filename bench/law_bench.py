@@ -14,8 +14,9 @@ import numpy as np
 from scipy.integrate import quad
 
 import attnlib
-from attnlib import Setting, positional as P, theory
-from attnlib.report import markdown_text
+from attnlib import Setting, theory
+from attnlib.model import positional as P
+from attnlib.views.tables import markdown_text
 from timing import fmt_ratio, fmt_time, side_by_side, timed, verdict
 
 DELTA, GAMMA = 0.5, 0.25  # V = 2d, N = 4d throughout

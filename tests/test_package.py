@@ -5,7 +5,7 @@ benchmarks are there to be left out. It is installed into a new virtual environm
 dependencies only (numpy, scipy, matplotlib, threadpoolctl from the package index or pip's cache, at the
 versions of this environment, so the cache usually serves them), and a script run by that environment's python
 imports attnlib, evaluates the theory, simulates a small setting, draws a spectrum overlay on an Agg figure and
-checks that ``attnlib.explorers`` refuses to import without ipywidgets, naming the extra to install.
+checks that ``attnlib.views.explorers`` refuses to import without ipywidgets, naming the extra to install.
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ CHECK_SCRIPT = textwrap.dedent(r'''
     import numpy as np
 
     import attnlib
-    from attnlib import plotting, positional, theory
+    from attnlib.views import plotting
+    from attnlib.model import positional
+    from attnlib import theory
 
     out = {"file": attnlib.__file__, "version": attnlib.__version__,
            "metadata_version": importlib.metadata.version("attnlib"),
@@ -78,7 +80,7 @@ CHECK_SCRIPT = textwrap.dedent(r'''
     out["plot"] = {"png_bytes": buffer.tell(), "artists": len(ax.patches) + len(ax.lines)}
 
     try:
-        import attnlib.explorers  # noqa: F401
+        import attnlib.views.explorers  # noqa: F401
     except ImportError as exc:
         out["explorers_error"] = str(exc)
     else:
@@ -205,7 +207,7 @@ def test_fresh_venv_theory_simulation_and_plotting(installed):
 
 def test_fresh_venv_explorers_name_the_extra(installed):
     message = installed["explorers_error"]
-    assert message is not None, "attnlib.explorers imported without ipywidgets"
+    assert message is not None, "attnlib.views.explorers imported without ipywidgets"
     assert EXPLORERS_HINT in message
 
 

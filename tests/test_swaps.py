@@ -35,8 +35,8 @@ BOOK = REPO / "book"
 PRELUDE = textwrap.dedent("""
     import sys
     import numpy as np
-    import attnlib, attnlib.theory, attnlib.theory._spikes, attnlib.theory._law, attnlib.weights, attnlib.mixing
-    import attnlib.fluctuations
+    import attnlib, attnlib.theory, attnlib.theory._spikes, attnlib.theory._law, attnlib.model.weights, attnlib.studies.token_mixing
+    import attnlib.theory.fluctuations
 
     def _swap(module, name, new):
         original = getattr(module, name)

@@ -1,0 +1,73 @@
+r"""Interactive explorers for JupyterLab, and the static figures of their states for the HTML book.
+
+Three explorers, each a one-liner in a chapter (``explorers.spectrum_explorer()``) and usable on its own:
+
+* :func:`spectrum_explorer`: sliders for delta, gamma, ||mu||^2, the weighting (mean / causal with tau /
+  optimal), the positional-correlation family R and its parameter; shows the bulk density
+  kappa (MP_delta ⊠ MP_gamma), its edges, the predicted outlier(s) and, on a button, a fresh simulated
+  histogram.
+* :func:`phase_explorer`: the (gamma, theta) plane with the population and sample transition curves; a point
+  moved by sliders reports its region, the predicted outliers and the overlaps.
+* :func:`weights_explorer`: the R family, its parameter and tau; shows the weight profiles and alpha, kappa,
+  alpha/kappa of mean / causal / optimal pooling, R itself, and causal alpha/kappa across tau.
+
+Every explorer is a pure function of a *state* (:class:`SpectrumState`, :class:`PhaseState`,
+:class:`WeightsState`): ``*_theory(state)`` computes what is drawn, ``*_figure(state)`` draws it as an
+ordinary matplotlib figure (for the book: the explorer's default state with nothing to drag), and the
+explorer redraws the same figure when a control moves. The explorers hold no formula of their own: the
+numbers come from :mod:`attnlib.theory`, :class:`attnlib.model.limit.Limit`, :mod:`attnlib.model.weights`,
+:mod:`attnlib.model.positional` and :class:`attnlib.Setting`, and the simulation from :func:`attnlib.simulate`.
+
+Layout: ``attnlib.views.controls`` declares every control once (a table: field, kind, range, step, default, label,
+help); ``_widgets`` holds the plumbing (widgets built from that table, a blitting figure, the explorer base
+class, :func:`measure_latency`); ``spectrum``, ``phase`` and ``weights`` hold one explorer each.
+"""
+
+from __future__ import annotations
+
+try:
+    import ipywidgets  # noqa: F401  (the explorers' only dependency beyond attnlib's own)
+except ImportError as exc:
+    raise ImportError('attnlib.views.explorers needs ipywidgets: pip install "attnlib[explorers]"') from exc
+
+from attnlib.views.controls import (CONTROLS, FAMILIES, LAYOUTS, WEIGHTINGS, Control,
+    on_grid)
+from attnlib.views.explorers._widgets import Explorer, measure_latency
+from attnlib.views.explorers.phase import (REGION_COLORS, REGION_KEYS, REGIONS,
+    PhaseExplorer, PhaseState, phase_explorer, phase_figure, phase_theory)
+from attnlib.views.explorers.spectrum import (SpectrumExplorer, SpectrumState,
+    simulation_setting, spectrum_explorer, spectrum_figure, spectrum_simulation,
+    spectrum_theory)
+from attnlib.views.explorers.weights import (WeightsExplorer, WeightsState,
+    weights_explorer, weights_figure, weights_theory)
+
+__all__ = [
+    "FAMILIES",
+    "WEIGHTINGS",
+    "CONTROLS",
+    "LAYOUTS",
+    "Control",
+    "on_grid",
+    "SpectrumState",
+    "spectrum_theory",
+    "simulation_setting",
+    "spectrum_simulation",
+    "spectrum_figure",
+    "spectrum_explorer",
+    "SpectrumExplorer",
+    "PhaseState",
+    "REGIONS",
+    "REGION_KEYS",
+    "REGION_COLORS",
+    "phase_theory",
+    "phase_figure",
+    "phase_explorer",
+    "PhaseExplorer",
+    "WeightsState",
+    "weights_theory",
+    "weights_figure",
+    "weights_explorer",
+    "WeightsExplorer",
+    "Explorer",
+    "measure_latency",
+]
