@@ -9,7 +9,7 @@ Five layers, each a subpackage, each importing only the layers below it (enforce
     views      plotting, tables, controls, explorers, webexplorer (+ weboverlays, webstills)
       |
     studies    downstream, experiment, classifiers, finite_size, token_mixing, causal_attention,
-      |        real_layer, learned_pooling, k_class_sweep
+      |        real_layer, learning, k_class_sweep
     engine     simulation (one draw), montecarlo (the one loop, the random streams), operators, slq,
       |        cost, spectra, progress
     model      positional, weights, limit, setting, noise, frequencies, variants, generative, k_classes

@@ -39,7 +39,7 @@ def test_threaded_pooling_equals_serial_product(monkeypatch):
     A = generative.token_csr(tok, rng.uniform(size=8), 300, dtype=np.float32)
     E = rng.standard_normal((300, 400)).astype(np.float32)
     serial = np.asarray(A @ E)
-    monkeypatch.setattr(model, "_workers", lambda: 3)
+    monkeypatch.setattr(generative, "pool_workers", lambda: 3)
     threaded = generative._sparse_times_dense(A, E)
     assert threaded.dtype == np.float32
     np.testing.assert_array_equal(threaded, serial)
@@ -76,10 +76,10 @@ def test_parallel_sweep_equals_serial_single_thread_draws(monkeypatch):
 
     base = Setting(d=120, V=240, N=480, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
     settings = [base, base.replace(mu_norm2=0.2), base.replace(weights="optimal")]
-    monkeypatch.setattr(montecarlo, "_workers", lambda: 3)
+    monkeypatch.setattr(montecarlo, "pool_workers", lambda: 3)
     parallel = sweep(settings, seed=9, trials=3)
     again = sweep(settings, seed=9, trials=3)
-    monkeypatch.setattr(montecarlo, "_workers", lambda: 1)
+    monkeypatch.setattr(montecarlo, "pool_workers", lambda: 1)
     with linalg.one_blas_thread():
         serial = sweep(settings, seed=9, trials=3)
     for name in ("top", "second", "overlap_u", "overlap_h", "overlap_g"):

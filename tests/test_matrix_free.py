@@ -121,7 +121,7 @@ def test_sweep_runs_fewer_draws_at_once_when_memory_is_short(monkeypatch):
     from attnlib.engine import montecarlo
 
     settings = [BASE, BASE.replace(mu_norm2=0.2)]
-    monkeypatch.setattr(montecarlo, "_workers", lambda: 2)
+    monkeypatch.setattr(montecarlo, "pool_workers", lambda: 2)
     both = sweep(settings, seed=5, trials=2)
     one = cost.plan(BASE, k=2).peak
     monkeypatch.setattr(cost, "available_memory", lambda: int(1.5 * one))  # one draw fits, two do not

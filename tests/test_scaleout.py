@@ -56,12 +56,12 @@ def test_same_counts_lengths():
 @pytest.fixture(scope="module")
 def serial():
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(montecarlo, "_workers", lambda: 1)
+        mp.setattr(montecarlo, "pool_workers", lambda: 1)
         return _runs()
 
 
 def test_thread_pools_equal_serial(serial, monkeypatch):
-    monkeypatch.setattr(montecarlo, "_workers", lambda: 3)
+    monkeypatch.setattr(montecarlo, "pool_workers", lambda: 3)
     _same(_runs(), serial)  # the default pool, three threads
     with ThreadPoolExecutor(2) as pool:
         _same(_runs(pool), serial)

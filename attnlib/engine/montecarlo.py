@@ -119,13 +119,13 @@ class Sweep:
 
 def _job(setting, stream, k, level, spectrum, centered, method, parallel):
     """One draw from its stream (BLAS already limited to one thread by the caller)."""
-    previous = getattr(_THREAD, "serial", False)
-    _THREAD.serial = True
+    previous = getattr(BLAS_THREAD, "serial", False)
+    BLAS_THREAD.serial = True
     try:
         out = draw(setting, np.random.default_rng(stream), None, k=k, level=level, spectrum=spectrum,
                    centered=centered, method=method, pool_workers=1 if parallel else None)
     finally:
-        _THREAD.serial = previous
+        BLAS_THREAD.serial = previous
     return out.top_eigenvalues, out.overlaps, out.spectrum, out.density
 
 
@@ -205,9 +205,9 @@ def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample"
         _cost.check_memory(largest)  # one draw must fit; then as many side by side as fit
         free = _cost.available_memory()
         fit = len(keys) if free is None else max(1, free // max(1, largest.peak))
-        workers = min(_workers(), len(keys), fit)
+        workers = min(pool_workers(), len(keys), fit)
         parallel = workers > 1
-        with _BLAS.limit(limits=1, user_api="blas"):
+        with BLAS.limit(limits=1, user_api="blas"):
             if not parallel:
                 results = [_job(settings[i], seqs[n], *options, False)
                            for n, (i, _) in progress(enumerate(keys), total=len(keys), desc=desc)]

@@ -80,7 +80,7 @@ class SampleCovariance(LinearOperator):
         w = _v.weights_vector("w", w, tokens.shape[1])
         if tokens.size and (tokens.min() < 0 or tokens.max() >= table.shape[0]):
             raise ValueError(f"tokens must lie in 0..V-1 = 0..{table.shape[0] - 1}")
-        return cls(table, _token_csr(tokens, w, table.shape[0]), centered=centered)
+        return cls(table, token_csr(tokens, w, table.shape[0]), centered=centered)
 
     def _matmat(self, X):
         X = np.asarray(X, dtype=np.float64).reshape(self.shape[1], -1)

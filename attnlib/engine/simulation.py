@@ -210,8 +210,8 @@ def _frequencies(setting):
 def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
     """Top-k eigenpairs (and the spectrum if ``full``) of S formed from fresh sequences over ``vocabulary``."""
     dtype = np.float64 if full or k >= min(setting.N, setting.d) - 1 else LANCZOS_DTYPE
-    _, tokens = _draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
-    C = _pool_table(vocabulary.table.astype(dtype, copy=False), tokens, setting.weights, pool_workers)
+    _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
+    C = pool_table(vocabulary.table.astype(dtype, copy=False), tokens, setting.weights, pool_workers)
     if centered:  # in place: C is ours
         C -= C.mean(axis=0, dtype=np.float64).astype(dtype)
     return eigen(C, k, full=full)
@@ -219,7 +219,7 @@ def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
 
 def _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator):
     """Top-k eigenpairs (and a density estimate if ``estimator``) of S applied through the table."""
-    _, tokens = _draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
+    _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
     op = SampleCovariance.from_tokens(vocabulary.table.astype(LANCZOS_DTYPE, copy=False), tokens, setting.weights,
                                       centered=centered)
     del tokens

@@ -38,7 +38,7 @@ def effective_vocabulary(frequencies, classes: int = 2) -> float:
 
     V for uniform tokens; about the number of tokens that carry most of the positions when a few dominate.
     """
-    f = _check_frequencies(frequencies)
+    f = check_frequencies(frequencies)
     K = _v.positive_int("classes", classes, minimum=2)
     return float(K / np.sum(f**2))
 
@@ -54,4 +54,4 @@ def centroid_shift(d: int, frequencies, classes: int = 2) -> float:
 
 def population(frequencies) -> Population:
     """The token-side population law H of omega = n f_k (mean 1) for :mod:`attnlib.theory.population`."""
-    return Population.from_frequencies(_check_frequencies(frequencies))
+    return Population.from_frequencies(check_frequencies(frequencies))

@@ -6,14 +6,14 @@
 * :mod:`~attnlib.studies.token_mixing`: the bulk at a finite number of tokens;
 * :mod:`~attnlib.studies.causal_attention`: finite-d causal attention against its limit;
 * :mod:`~attnlib.studies.real_layer`: a real attention layer end to end;
-* :mod:`~attnlib.studies.learned_pooling`: learned positional attention;
+* :mod:`~attnlib.studies.learning`: learned positional attention;
 * :mod:`~attnlib.studies.k_class_sweep`: the Monte-Carlo sweep of the K-class model.
 
 Imports only the layers below.
 """
 
 from attnlib.studies import (causal_attention, classifiers, downstream, experiment, finite_size, k_class_sweep,
-                             learned_pooling, real_layer, token_mixing)
+                             learning, real_layer, token_mixing)
 
 __all__ = ["downstream", "experiment", "classifiers", "finite_size", "token_mixing", "causal_attention",
-           "real_layer", "learned_pooling", "k_class_sweep"]
+           "real_layer", "learning", "k_class_sweep"]

@@ -127,10 +127,10 @@ def _one_vocabulary(rng, process, weights, position, d, V, mu_norm2, n_train, n_
             oracle[j] = accuracy(y_test, np.sign(a) * ((C_test - C_train.mean(axis=0)) @ beta))
         for i, n in enumerate(n_train):
             yn = y_train[:n].astype(float)
-            dec = _Decomposition.of(C_train[:n])  # one eigendecomposition serves ridge and the spectral classifier
-            fit = _ridge(dec, yn, lam_rel)
+            dec = Decomposition.of(C_train[:n])  # one eigendecomposition serves ridge and the spectral classifier
+            fit = ridge_path(dec, yn, lam_rel)
             top_value, top_vector = dec.top_direction()
-            spec = _signed(top_vector, dec.x_mean, top_value, C_anchor - dec.x_mean, y_anchor.astype(float))
+            spec = signed_fit(top_vector, dec.x_mean, top_value, C_anchor - dec.x_mean, y_anchor.astype(float))
             u = spec.direction
             eta = float(u @ h)
             quad = kappa * float(u @ W_prime @ u) + alpha * eta * eta
@@ -163,7 +163,7 @@ def run_experiment(process: SignProcess, weights: dict, *, d: int, V: int, mu_no
         raise ValueError(f"weights must be a non-empty dict name -> weight vector, got {weights!r}")
     names = tuple(weights)
     ws = tuple(_v.weights_vector(f"weights[{name!r}]", w, process.T) for name, w in weights.items())
-    b = _position(process, position)
+    b = resolve_position(process, position)
     d = _v.positive_int("d", d)
     V = _v.positive_int("V", V, even=True, minimum=2)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
@@ -172,7 +172,7 @@ def run_experiment(process: SignProcess, weights: dict, *, d: int, V: int, mu_no
     vocabularies = _v.positive_int("vocabularies", vocabularies)
     seed = _v.positive_int("seed", seed, minimum=0)
     n_anchor = _v.positive_int("n_anchor", n_anchor)
-    lam_rel = _lambda_grid(lam_rel)
+    lam_rel = lambda_grid(lam_rel)
     streams = _streams(seed, vocabularies)
     res = np.empty((len(_FIELDS), len(sizes), len(ws), vocabularies))
     oracle, h_norm2 = np.empty((len(ws), vocabularies)), np.empty(vocabularies)

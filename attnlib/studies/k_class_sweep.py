@@ -34,7 +34,7 @@ def _draw(setting: ClassSetting, stream, k: int):
     rng = np.random.default_rng(stream)
     vocab = draw_vocabulary(setting.d, setting.V, setting.means, rng, options=setting.options)
     tokens = sample_tokens(setting.chain.sample(setting.N, rng), setting.V, rng, classes=setting.K)
-    C = _pool_table(vocab.table, tokens, setting.weights, 1)
+    C = pool_table(vocab.table, tokens, setting.weights, 1)
     C -= C.mean(axis=0)
     vals, vecs, _ = eigen(C, k, full=False)
     strengths, b = vocab.directions()
@@ -42,11 +42,11 @@ def _draw(setting: ClassSetting, stream, k: int):
 
 
 def _job(setting, stream, k):
-    _THREAD.serial = True
+    BLAS_THREAD.serial = True
     try:
         return _draw(setting, stream, k)
     finally:
-        _THREAD.serial = False
+        BLAS_THREAD.serial = False
 
 
 def sweep(settings, seed: int, trials: int, *, k: int | None = None) -> ClassSweep:
@@ -68,7 +68,7 @@ def sweep(settings, seed: int, trials: int, *, k: int | None = None) -> ClassSwe
     trials = _v.positive_int("trials", trials)
     seqs = streams(seed, len(settings) * trials)
     jobs = [(settings[n // trials], seqs[n], k) for n in range(len(seqs))]
-    with _BLAS.limit(limits=1, user_api="blas"), ThreadPoolExecutor(min(_workers(), len(jobs))) as pool:
+    with BLAS.limit(limits=1, user_api="blas"), ThreadPoolExecutor(min(pool_workers(), len(jobs))) as pool:
         results = list(pool.map(lambda job: _job(*job), jobs))
     shape = (len(settings), trials)
     return ClassSweep(settings=settings, eigenvalues=np.array([r[0] for r in results]).reshape(*shape, k),

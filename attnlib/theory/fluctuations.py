@@ -339,7 +339,7 @@ def outlier_variance(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta4=3
     OutlierVariance
         The four contributions; ``.total`` and ``.sd``.
     """
-    delta, _, kappa = _ratios(delta, 1.0, kappa)
+    delta, _, kappa = _v.ratios(delta, 1.0, kappa)
     gamma, theta = _v.nonnegative("gamma", gamma), _v.positive("theta", theta)
     d = _v.positive_int("d", d)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)

@@ -239,7 +239,7 @@ def law(population: Population, delta, gamma, kappa=1.0, points: int = 3001):
     """
     lo, hi = lower_edge(population, delta, gamma, kappa), upper_edge(population, delta, gamma, kappa)
     atom = max(0.0, 1 - 1 / delta, 1 - 1 / gamma) if gamma > 0 else max(0.0, 1 - 1 / delta)
-    x = lo + (hi - lo) * _edge_map(np.linspace(0.0, 1.0, _v.positive_int("points", points, minimum=101)))[0]
+    x = lo + (hi - lo) * edge_map(np.linspace(0.0, 1.0, _v.positive_int("points", points, minimum=101)))[0]
     f = density(x, population, delta, gamma, kappa)
     F = atom + np.concatenate(([0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(x))))
     if abs(F[-1] - 1.0) > 2e-3:

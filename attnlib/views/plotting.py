@@ -96,7 +96,7 @@ def overlay(ax, eigenvalues, law, *, bins: int = 50, label: str = "simulation", 
 
     if not isinstance(law, Law):
         raise ValueError(f"law must be an attnlib.theory.laws.Law (from bulk_law or mp_law), got {law!r}")
-    ev = _spectrum(eigenvalues)
+    ev = as_spectrum(eigenvalues)
     bins = _v.positive_int("bins", bins)
     zero = zero_mask(ev)
     nz = ev[~zero]

@@ -5,7 +5,7 @@ CHAPTER = "10_attention_in_practice"
 SWAPS = {
     # the bounded-score constant of one maximiser (the first found) instead of the smallest over all of them
     "bounded-score constant of the first maximiser": """
-        _L = attnlib.studies.learned_pooling
+        _L = attnlib.studies.learning
         def _wrong(R):
             return _L.shortfall_constant(R, attnlib.model.weights.optimal_nonnegative(R)[0])
         _swap(_L, "bounded_gap", _wrong)
@@ -14,7 +14,7 @@ SWAPS = {
     "bounded optimiser on one branch": """
         from scipy.optimize import minimize
         from scipy.special import softmax
-        _L = attnlib.studies.learned_pooling
+        _L = attnlib.studies.learning
         def _wrong(R, B, *, random_starts=0, seed=0):
             R = np.asarray(R, dtype=float)
             w_plus = attnlib.model.weights.optimal_nonnegative(R)[0]
@@ -28,7 +28,7 @@ SWAPS = {
     """,
     # lambda_+ taken as unique: only the maximiser of weights.optimal_nonnegative
     "one maximiser of lambda_plus": """
-        _L = attnlib.studies.learned_pooling
+        _L = attnlib.studies.learning
         _swap(_L, "nonnegative_maximisers", lambda R, **kw: [attnlib.model.weights.optimal_nonnegative(R)[0]])
     """,
     # the best non-negative weights as the positive part of the signed top eigenvector
