@@ -18,7 +18,7 @@ from attnlib.model import positional
 from attnlib import theory
 from attnlib.model import weights as W  # noqa: E402
 from attnlib.views import controls as _controls  # noqa: E402
-from attnlib.views.explorers import _widgets  # noqa: E402
+from attnlib.views.figures import canvas  # noqa: E402
 from attnlib.numerics.linalg import zero_mask  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -121,10 +121,10 @@ def test_bad_input_names_the_argument(call, name):
 
 
 def test_nice_ceil_steps():
-    assert _widgets.nice_ceil(0.42) == 0.5
-    assert _widgets.nice_ceil(3.1) == 4.0
-    assert _widgets.nice_ceil(1.0) == 1.0
-    assert _widgets.nice_ceil(0.0) == 1.0
+    assert canvas.nice_ceil(0.42) == 0.5
+    assert canvas.nice_ceil(3.1) == 4.0
+    assert canvas.nice_ceil(1.0) == 1.0
+    assert canvas.nice_ceil(0.0) == 1.0
 
 
 # ------------------------------------------------------------------------------------------ spectrum

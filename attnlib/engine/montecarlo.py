@@ -25,6 +25,8 @@ from threadpoolctl import threadpool_limits
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
+from attnlib.numerics.randomness import streams
 from attnlib.engine import cost as _cost
 from attnlib.engine.slq import SpectralDensity
 from attnlib.numerics.linalg import BLAS, BLAS_THREAD
@@ -36,13 +38,6 @@ from attnlib.engine.simulation import LEVELS, METHODS, draw, plan, spectrum_opti
 __all__ = ["streams", "Sweep", "sweep", "FiniteSizeScan", "finite_size_scan"]
 
 _NAMES = ("eigenvalues", "overlap_u", "overlap_h", "overlap_g", "top", "second")
-
-
-def streams(seed: int, count: int) -> list:
-    """The ``count`` independent random streams of ``seed``: ``SeedSequence(seed).spawn(count)``."""
-    seed = _v.positive_int("seed", seed, minimum=0)
-    count = _v.positive_int("count", count)
-    return np.random.SeedSequence(seed).spawn(count)
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,7 +117,7 @@ def _job(setting, stream, k, level, spectrum, centered, method, parallel):
     previous = getattr(BLAS_THREAD, "serial", False)
     BLAS_THREAD.serial = True
     try:
-        out = draw(setting, np.random.default_rng(stream), None, k=k, level=level, spectrum=spectrum,
+        out = draw(setting, randomness.generator(stream), None, k=k, level=level, spectrum=spectrum,
                    centered=centered, method=method, pool_workers=1 if parallel else None)
     finally:
         BLAS_THREAD.serial = previous

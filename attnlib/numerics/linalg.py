@@ -18,6 +18,7 @@ from scipy.sparse.linalg import eigsh
 from threadpoolctl import ThreadpoolController
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
 
 __all__ = [
     "ZERO_TOL",
@@ -48,7 +49,7 @@ def zero_mask(eigenvalues) -> np.ndarray:
 
 def start_vector(n: int) -> np.ndarray:
     """The Lanczos start vector of length ``n`` used everywhere (a fixed Gaussian vector)."""
-    return np.random.default_rng(_START_SEED).standard_normal(n)
+    return randomness.fixed_normal(_START_SEED, n)
 
 
 def one_blas_thread():

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
 from attnlib.model import weights as _w
 from attnlib.model.generative import sample_tokens
 from attnlib.model.positional import SignProcess
@@ -319,14 +320,14 @@ def deviation_scan(process: SignProcess, dims, taus, *, n: int, replicates: int,
         raise ValueError("strict must list at least one mask (False: s <= t, True: s < t)")
     T, D, K, M = process.T, dims.size, taus.size, len(strict)
     limits = np.array([[_w.causal(T, tau, strict=s) for s in strict] for tau in taus])  # (K, M, T)
-    streams = np.random.SeedSequence(seed).spawn(D * replicates)
+    streams = randomness.streams(seed, D * replicates)
     rms, rms_all = np.empty((D, replicates, K, M)), np.empty((D, replicates, K, M))
     total, square = np.zeros((D, K, M, T)), np.zeros((D, K, M, T))
     counts = np.zeros((D, replicates), dtype=int)
     for i, d in enumerate(dims):
         V = max(2, 2 * int(round(vocab_ratio * d / 2)))
         for b in range(replicates):
-            rng = np.random.default_rng(streams[i * replicates + b])
+            rng = randomness.generator(streams[i * replicates + b])
             X, _, tokens = sample_embeddings(process, n, d, V, mu_norm2, rng)
             distinct = np.sort(tokens, axis=1)
             distinct = np.all(distinct[:, 1:] != distinct[:, :-1], axis=1)

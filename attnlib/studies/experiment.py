@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
 from attnlib.studies.classifiers import (DEFAULT_LAMBDAS, Decomposition, lambda_grid,
     ridge_path, signed_fit, accuracy)
 from attnlib.numerics.linalg import squared_cosine
@@ -177,7 +178,7 @@ def run_experiment(process: SignProcess, weights: dict, *, d: int, V: int, mu_no
     res = np.empty((len(_FIELDS), len(sizes), len(ws), vocabularies))
     oracle, h_norm2 = np.empty((len(ws), vocabularies)), np.empty(vocabularies)
     for v in progress(range(vocabularies), total=vocabularies, desc=desc):
-        out, orc, h2 = _one_vocabulary(np.random.default_rng(streams[v]), process, ws, b, d, V, mu_norm2, sizes,
+        out, orc, h2 = _one_vocabulary(randomness.generator(streams[v]), process, ws, b, d, V, mu_norm2, sizes,
                                        n_test, n_anchor, lam_rel)
         res[..., v], oracle[:, v], h_norm2[v] = out, orc, h2
     return Experiment(names=names, weights=ws, process=process, position=b, d=d, V=V, mu_norm2=mu_norm2,

@@ -32,6 +32,7 @@ from scipy.optimize import minimize_scalar
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
 from attnlib.theory import fluctuations
 from attnlib import theory
 from attnlib.model.generative import draw_vocabulary
@@ -94,8 +95,8 @@ def nested_draws(setting: Setting, seed: int, vocabularies: int, sequences: int)
     K = _v.positive_int("vocabularies", vocabularies)
     J = _v.positive_int("sequences", sequences, minimum=2)
     top, ov, h2 = np.empty((K, J)), np.empty((K, J)), np.empty(K)
-    for k, stream in enumerate(np.random.SeedSequence(_v.positive_int("seed", seed, minimum=0)).spawn(K)):
-        rng = np.random.default_rng(stream)
+    for k, stream in enumerate(randomness.streams(seed, K)):
+        rng = randomness.generator(stream)
         vocab = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng, dtype=np.float32)
         h2[k] = vocab.h @ vocab.h
         for j in range(J):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
 from attnlib.model.k_classes import ClassSetting, draw_vocabulary
 from attnlib.numerics.linalg import BLAS, BLAS_THREAD, eigen
 from attnlib.model.generative import pool_table, pool_workers, sample_tokens
@@ -31,7 +32,7 @@ class ClassSweep:
 
 
 def _draw(setting: ClassSetting, stream, k: int):
-    rng = np.random.default_rng(stream)
+    rng = randomness.generator(stream)
     vocab = draw_vocabulary(setting.d, setting.V, setting.means, rng, options=setting.options)
     tokens = sample_tokens(setting.chain.sample(setting.N, rng), setting.V, rng, classes=setting.K)
     C = pool_table(vocab.table, tokens, setting.weights, 1)

@@ -26,6 +26,7 @@ from scipy.special import expit, log_expit, softmax
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
 from attnlib.model import weights as _w
 from attnlib.studies.downstream import label_snr
 
@@ -153,7 +154,7 @@ def label_snr_optimum(setting, position: int | None = None, *, starts: int = 1, 
 
     check_setting(setting)
     starts = _v.positive_int("starts", starts)
-    rng = np.random.default_rng(_v.positive_int("seed", seed, minimum=0))
+    rng = randomness.generator(_v.positive_int("seed", seed, minimum=0))
     T = setting.T
 
     def objective(b):
@@ -270,7 +271,7 @@ def bounded_optimum(R, B: float, *, random_starts: int = 0, seed: int = 0):
     R = _v.correlation_matrix("R", R)
     B = _v.positive("B", B)
     random_starts = _v.positive_int("random_starts", random_starts, minimum=0)
-    rng = np.random.default_rng(_v.positive_int("seed", seed, minimum=0))
+    rng = randomness.generator(_v.positive_int("seed", seed, minimum=0))
     T = R.shape[0]
     starts = [np.full(T, B / 2)]
     for w in nonnegative_maximisers(R):

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
 from attnlib.numerics.linalg import one_blas_thread, squared_cosines, start_vector
 from attnlib.model.generative import draw_vocabulary, sample_tokens
 from attnlib.engine.operators import top_eigenpairs
@@ -393,7 +394,7 @@ def layer_scan(process: SignProcess, dims, tau: float, *, draws: int, seed: int,
     rows = []
     for i, d in enumerate(dims):
         V, N = sizes_for(int(d), delta, gamma)
-        rows.append([layer_draw(process, int(d), V, N, mu_norm2, tau, np.random.default_rng(seeds[i * draws + j]),
+        rows.append([layer_draw(process, int(d), V, N, mu_norm2, tau, randomness.generator(seeds[i * draws + j]),
                                 reference=reference, scaling=scaling, projected=projected) for j in range(draws)])
     values = {name: np.array([[getattr(r, name) for r in row] for row in rows]) for name in FIELDS}
     return LayerScan(dims, values, np.array([[r.mean_weights for r in row] for row in rows]))

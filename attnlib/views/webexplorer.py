@@ -38,6 +38,7 @@ from IPython.display import HTML
 from attnlib.numerics import checks as _v
 from attnlib.views import controls, weboverlays, webstills
 from attnlib import theory
+from attnlib.views.figures import phase
 from attnlib.views.plotting import COLORS
 
 __all__ = ["KINDS", "LiveExplorer", "embed", "payload"]
@@ -174,8 +175,7 @@ def payload(kind: str, **state) -> dict:
     state, fixed, rows = _state(kind, state)
     data = {"kind": kind, "controls": rows, "state": state, "fixed": fixed, "colors": dict(COLORS)}
     if kind == "phase":
-        from attnlib.views.explorers import phase  # the region names and colours the ipywidgets explorer shows
-
+        # the region names and colours of the phase figure
         data["regions"] = [[name, phase.REGIONS[key], color] for name, key, color in
                            zip(theory.REGIONS, phase.REGION_KEYS, phase.REGION_COLORS)]
     data["simulations"] = weboverlays.simulations(kind, state, fixed)

@@ -1,7 +1,7 @@
 r"""The simulated overlays of the live figures (:mod:`attnlib.views.webexplorer`), computed when a chapter executes.
 
 What a browser cannot recompute, the simulation, is done here with :func:`attnlib.sweep` (and, for the spectrum,
-the explorers' own :func:`attnlib.views.explorers.spectrum_simulation`), with fixed seeds, for a figure's default
+the explorers' own :func:`attnlib.views.figures.spectrum.spectrum_simulation`), with fixed seeds, for a figure's default
 setting and a few single changes of it. Every number is rounded to 6 significant digits, so that the payload
 is stable text. :func:`simulations` returns the overlay of one kind as a JSON-ready dict.
 
@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnlib.numerics import randomness
 from attnlib.views import controls
+from attnlib.views.figures.spectrum import SpectrumState, spectrum_simulation
 from attnlib.model import positional
 from attnlib.model import weights as _w
 from attnlib.numerics.linalg import zero_mask
@@ -79,7 +81,6 @@ def _histogram(eigenvalues, scale: float = 1.0) -> dict:
 
 def _spectrum_draws(state: dict) -> dict:
     """One simulated spectrum (d = 400, default_rng(0)) for the state and for single changes of it."""
-    from attnlib.views import explorers  # the explorers' simulation of a state (imported on demand)
 
     variants = [{}, {"delta": 0.25}, {"delta": 1.0}, {"gamma": 0.5}, {"gamma": 1.0}, {"mu_norm2": 0.0},
                 {"weighting": "causal"}, {"weighting": "optimal"}, {"family": "independent"}, {"centered": False}]
@@ -89,7 +90,7 @@ def _spectrum_draws(state: dict) -> dict:
         if s in seen:
             continue
         seen.append(s)
-        dr = explorers.spectrum_simulation(explorers.SpectrumState(**s), d=_SPECTRUM_D, seed=_SPECTRUM_SEED)
+        dr = spectrum_simulation(SpectrumState(**s), d=_SPECTRUM_D, seed=_SPECTRUM_SEED)
         draws.append({"state": s, "V": dr.setting.V, "N": dr.setting.N, "hist": _histogram(dr.spectrum),
                       "top": [_r(v) for v in dr.top_eigenvalues[:2]], "overlap_u": _r(dr.overlap_u),
                       "overlap_h": _r(dr.overlap_h), "overlap_g": _r(dr.overlap_g)})
@@ -177,7 +178,7 @@ def _sign_draws(state: dict) -> dict:
     for i, family in enumerate(positional.FAMILIES):
         params = {**state, "family": family}
         process = _process(params)
-        xi = process.sample(_SIGNS_N, np.random.default_rng([_SIGNS_SEED, i]))
+        xi = process.sample(_SIGNS_N, randomness.generator([_SIGNS_SEED, i]))
         R_hat = positional.empirical_correlation(xi)
         out.append({"state": {k: params[k] for k in ("family", "T", "r", "L")},
                     "mean": _r(_w.snr(_w.mean(process.T), R_hat)),

@@ -3,7 +3,7 @@ r"""The still images of the live figures (:mod:`attnlib.views.webexplorer`): wha
 :func:`still` draws the figure of a payload (:func:`attnlib.views.webexplorer.payload`) in its starting state, as a
 matplotlib figure: the same curves as the live figure (from :mod:`attnlib.theory` and :mod:`attnlib.model.weights`)
 and the same simulated overlay (the payload's, at that state). The three explorers ("spectrum", "phase",
-"weights") are drawn by :mod:`attnlib.views.explorers` (their static figures); the other kinds here.
+"weights") are drawn by :mod:`attnlib.views.figures` (the explorers' figures); the other kinds here.
 
 Figures are made without pyplot (or closed from it at once), so that a notebook cell that builds one does not
 also show it; legends sit below the axes, clear of the titles.
@@ -16,6 +16,7 @@ import numpy as np
 from attnlib.model import positional
 from attnlib import theory
 from attnlib.model import weights as _w
+from attnlib.views import figures
 from attnlib.views.plotting import COLORS
 
 __all__ = ["KINDS", "still", "recovery_curves", "MU2_MAX"]
@@ -51,15 +52,14 @@ def _from_pyplot(fig):
 
 
 def _explorer_still(data: dict):
-    from attnlib.views import explorers
 
     kind, s, sims = data["kind"], data["state"], data["simulations"]
     if kind == "spectrum":
-        fig = explorers.spectrum_figure(explorers.SpectrumState(**s), simulate_d=sims["d"], seed=sims["seed"])[0]
+        fig = figures.spectrum.spectrum_figure(figures.spectrum.SpectrumState(**s), simulate_d=sims["d"], seed=sims["seed"])[0]
     elif kind == "phase":
-        fig = explorers.phase_figure(explorers.PhaseState(**s))[0]
+        fig = figures.phase.phase_figure(figures.phase.PhaseState(**s))[0]
     else:
-        fig = explorers.weights_figure(explorers.WeightsState(**s))[0]
+        fig = figures.weights.weights_figure(figures.weights.WeightsState(**s))[0]
     return _from_pyplot(fig)
 
 

@@ -18,9 +18,10 @@ explorer redraws the same figure when a control moves. The explorers hold no for
 numbers come from :mod:`attnlib.theory`, :class:`attnlib.model.limit.Limit`, :mod:`attnlib.model.weights`,
 :mod:`attnlib.model.positional` and :class:`attnlib.Setting`, and the simulation from :func:`attnlib.simulate`.
 
-Layout: ``attnlib.views.controls`` declares every control once (a table: field, kind, range, step, default, label,
-help); ``_widgets`` holds the plumbing (widgets built from that table, a blitting figure, the explorer base
-class, :func:`measure_latency`); ``spectrum``, ``phase`` and ``weights`` hold one explorer each.
+Layout: the states, their theory and their figures are :mod:`attnlib.views.figures` (no ipywidgets: the HTML
+book's live explorers use them too); :mod:`attnlib.views.controls` declares every control once (a table: field,
+kind, range, step, default, label, help); ``_widgets`` holds the plumbing (widgets built from that table, the
+explorer base class, :func:`measure_latency`); ``spectrum``, ``phase`` and ``weights`` hold one explorer each.
 """
 
 from __future__ import annotations
@@ -30,16 +31,16 @@ try:
 except ImportError as exc:
     raise ImportError('attnlib.views.explorers needs ipywidgets: pip install "attnlib[explorers]"') from exc
 
-from attnlib.views.controls import (CONTROLS, FAMILIES, LAYOUTS, WEIGHTINGS, Control,
-    on_grid)
+from attnlib.views.controls import CONTROLS, FAMILIES, LAYOUTS, WEIGHTINGS, Control, on_grid
 from attnlib.views.explorers._widgets import Explorer, measure_latency
-from attnlib.views.explorers.phase import (REGION_COLORS, REGION_KEYS, REGIONS,
-    PhaseExplorer, PhaseState, phase_explorer, phase_figure, phase_theory)
-from attnlib.views.explorers.spectrum import (SpectrumExplorer, SpectrumState,
-    simulation_setting, spectrum_explorer, spectrum_figure, spectrum_simulation,
-    spectrum_theory)
-from attnlib.views.explorers.weights import (WeightsExplorer, WeightsState,
-    weights_explorer, weights_figure, weights_theory)
+from attnlib.views.explorers.phase import PhaseExplorer, phase_explorer
+from attnlib.views.explorers.spectrum import SpectrumExplorer, spectrum_explorer
+from attnlib.views.explorers.weights import WeightsExplorer, weights_explorer
+from attnlib.views.figures.phase import (REGION_COLORS, REGION_KEYS, REGIONS, PhaseState, phase_figure,
+                                         phase_theory)
+from attnlib.views.figures.spectrum import (SpectrumState, simulation_setting, spectrum_figure,
+                                            spectrum_simulation, spectrum_theory)
+from attnlib.views.figures.weights import WeightsState, weights_figure, weights_theory
 
 __all__ = [
     "FAMILIES",
