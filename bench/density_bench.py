@@ -12,8 +12,8 @@ import numpy as np
 
 import attnlib
 from attnlib import Setting
-from attnlib.engine import spectra, slq
-from attnlib.theory import laws
+from attnlib.engine import spectrum_stats, slq
+from attnlib.theory import spectral_laws
 from attnlib.model import positional as P
 from attnlib.views.tables import markdown_text
 from timing import fmt_bytes, fmt_time, fresh_process, timed, verdict
@@ -26,8 +26,8 @@ def null_setting(d: int) -> Setting:
 
 
 _GROWING = """
-from attnlib.engine import spectra, operators
-from attnlib.theory import laws
+from attnlib.engine import spectrum_stats, operators
+from attnlib.theory import spectral_laws
 from attnlib.model import generative
 s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=0.0, process=attnlib.model.positional.independent(16), weights="mean")
 c = time.perf_counter
@@ -36,7 +36,7 @@ t0 = c(); voc = generative.draw_vocabulary(s.d, s.V, 0.0, rng, dtype=np.float32)
 op = operators.SampleCovariance.from_tokens(voc.table, generative.sample_tokens(s.process.sample(s.N, rng), s.V, rng),
                                             s.weights)
 t2 = c(); est = attnlib.engine.slq.SLQ().estimate(op, rng); t3 = c()
-l1 = est.histogram_l1(laws.bulk_law(s.delta, s.gamma, s.kappa))
+l1 = est.histogram_l1(spectral_laws.bulk_law(s.delta, s.gamma, s.kappa))
 report(draw=t1 - t0, sequences=t2 - t1, slq=t3 - t2, l1=l1, probes=est.probes, degree=est.degree)
 """
 
@@ -44,11 +44,11 @@ report(draw=t1 - t0, sequences=t2 - t1, slq=t3 - t2, l1=l1, probes=est.probes, d
 def bench_slq(rep, quick: bool, repeats: int):
     d = 200 if quick else 2000
     s = null_setting(d)
-    law = laws.bulk_law(s.delta, s.gamma, s.kappa)
+    law = spectral_laws.bulk_law(s.delta, s.gamma, s.kappa)
     edges = np.linspace(law.lower, law.upper, 51)
     t_exact, exact = timed(lambda: attnlib.simulate(s, np.random.default_rng(SEED), spectrum="exact"))
     hist = np.histogram(exact.spectrum, bins=edges)[0] / d
-    l1_exact = spectra.histogram_l1(exact.spectrum, law)
+    l1_exact = spectrum_stats.histogram_l1(exact.spectrum, law)
     rows = [("exact eigenvalues (dense, float64)", "–", fmt_time(t_exact), "0", f"{l1_exact:.4f}")]
     sizes = ((8, 20),) if quick else ((8, 30), (32, 30), (128, 30))
     default = slq.SLQ()
@@ -68,7 +68,7 @@ def bench_slq(rep, quick: bool, repeats: int):
               "its exact eigenvalues (`simulate(..., spectrum=\"exact\")`) and its SLQ density "
               "(`simulate(..., spectrum=SLQ(probes, degree))`, the same random numbers in single precision). "
               "*between*: sum over 50 bins on the law's support of |SLQ bin mass - exact histogram fraction|; "
-              "*vs law*: `SpectralDensity.histogram_l1`, the convention of `spectra.histogram_l1` (mass outside the "
+              "*vs law*: `SpectralDensity.histogram_l1`, the convention of `spectrum_stats.histogram_l1` (mass outside the "
               "support counts). Time: the whole draw (the exact one includes forming S and all its "
               "eigenvalues).\n\n"
               + markdown_text(("estimate", "products", "time", "L1 between", "L1 vs law"), rows))

@@ -47,8 +47,8 @@ sys.path.insert(0, str(REPO))
 
 import attnlib  # noqa: E402
 from attnlib import Setting, theory  # noqa: E402
-from attnlib.engine import spectra
-from attnlib.theory import laws, fluctuations
+from attnlib.engine import spectrum_stats
+from attnlib.theory import spectral_laws, fluctuations
 from attnlib.studies import finite_size
 from attnlib.model import positional, weights
 from attnlib.engine.slq import SLQ  # noqa: E402
@@ -113,8 +113,8 @@ def _draw(setting: Setting, stream, k: int, spectrum):
     draw, h2 = finite_size.centroid_draw(setting, np.random.default_rng(stream), k=k, spectrum=spectrum)
     l1 = np.nan
     if spectrum is not None:
-        law = laws.bulk_law(setting.delta, setting.gamma, setting.kappa)
-        l1 = spectra.histogram_l1(draw.spectrum if spectrum == "exact" else draw.density, law)
+        law = spectral_laws.bulk_law(setting.delta, setting.gamma, setting.kappa)
+        l1 = spectrum_stats.histogram_l1(draw.spectrum if spectrum == "exact" else draw.density, law)
     return draw.top_eigenvalues, draw.overlaps[1], h2, l1
 
 

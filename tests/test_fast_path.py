@@ -59,7 +59,7 @@ def test_single_precision_path_matches_double(monkeypatch, kw):
 
 def test_full_spectrum_path_stays_double_and_matches_eigvalsh():
     s = Setting(d=80, V=160, N=320, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
-    dr = simulate(s, np.random.default_rng(5), full_spectrum=True)
+    dr = simulate(s, np.random.default_rng(5), spectrum="exact")
     rng = np.random.default_rng(5)
     voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
     C, _ = generative.draw_pooled(voc, s.process, s.weights, s.N, rng)

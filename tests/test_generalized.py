@@ -1,11 +1,11 @@
 """The generalised bulk law and signal spike (attnlib.theory.population): the book's formulas for H = delta_1 on either
-side, the token-count solver of attnlib.theory.one_token against the subordination route, derivatives, and the noise- and
+side, the token-count solver of attnlib.theory.single_token against the subordination route, derivatives, and the noise- and
 token-side spikes against exact population covariances."""
 
 import numpy as np
 import pytest
 
-from attnlib.theory import laws, population as G
+from attnlib.theory import spectral_laws, population as G
 from attnlib.model import frequencies, generative
 from attnlib import theory
 from attnlib.model.variants import ModelOptions
@@ -38,7 +38,7 @@ def test_identity_population_gives_the_book_spike(side):
 
 
 def test_token_side_population_law_two_routes():
-    """At gamma = 0 the token side is solved by attnlib.theory.one_token' solver; the subordination route agrees."""
+    """At gamma = 0 the token side is solved by attnlib.theory.single_token' solver; the subordination route agrees."""
     H = frequencies.population(frequencies.zipf(200, 0.8))
     z = np.linspace(0.05, 6.0, 60) + 1e-3j
     via_counts = G.stieltjes(z, H, 0.5, 0.0)
@@ -121,7 +121,7 @@ def test_validation():
         G.subordination(1.0 + 0j, ONE["noise"], 0.5, 0.25)
     with pytest.raises(ValueError, match="positive definite"):
         G.Population.from_covariance([1.0, 0.0])
-    assert isinstance(G.law(ONE["noise"], 0.5, 0.25), laws.Law)
+    assert isinstance(G.law(ONE["noise"], 0.5, 0.25), spectral_laws.Law)
 
 
 def test_critical_mu_norm2_and_overlap_with_mu():

@@ -132,14 +132,14 @@ def test_sweep_runs_fewer_draws_at_once_when_memory_is_short(monkeypatch):
 
 def test_default_sample_draw_is_single_precision_and_exact_spectra_double(monkeypatch):
     dtypes = []
-    original = simulation.draw_vocabulary
+    original = simulation.make_vocabulary
 
     def spy(*args, **kwargs):
         out = original(*args, **kwargs)
         dtypes.append(out.table.dtype)
         return out
 
-    monkeypatch.setattr(simulation, "draw_vocabulary", spy)
+    monkeypatch.setattr(simulation, "make_vocabulary", spy)
     simulate(BASE, np.random.default_rng(0))
     simulate(BASE, np.random.default_rng(0), spectrum="exact")
     simulate(BASE, np.random.default_rng(0), level="population")

@@ -112,7 +112,7 @@ def test_histogram_matches_bulk_density():
     """One draw at d = 800 without signal: L1 distance between the eigenvalue histogram (40 bins on the support)
     and the density. Measured L1 ~ 0.03-0.04 for a single draw (bin noise ~ sqrt(bins/d) / 5 plus edge bins)."""
     s = Setting(d=800, V=1600, N=3200, mu_norm2=0.0, process=P.markov(8, 0.3), weights="causal")
-    d = simulate(s, np.random.default_rng(9), full_spectrum=True)
+    d = simulate(s, np.random.default_rng(9), spectrum="exact")
     lo, hi = s.bulk_edges()
     bins = np.linspace(lo, hi, 41)
     hist, _ = np.histogram(d.eigenvalues, bins=bins)

@@ -39,8 +39,8 @@ import numpy as np
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
 
-__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "available_memory",
-           "check_memory"]
+__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "choose", "available_memory",
+           "check_memory", "require_memory"]
 
 #: The paths of a draw, the cheaper one by the estimate below or one forced.
 METHODS = ("auto", "dense", "matrix-free")
@@ -132,6 +132,13 @@ def plan(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: s
     """
     check_setting(setting)
     method = _v.choice("method", method, METHODS)
+    return choose(setting, level=level, k=k, spectrum=spectrum, method=method, table_dtype=table_dtype,
+                  probes=probes, degree=degree)
+
+
+def choose(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: str = "auto", table_dtype=None,
+           probes: int = 0, degree: int = 0) -> Cost:
+    """:func:`plan` on validated arguments (the engine's call)."""
     possible = []
     if spectrum != "slq":
         possible.append("dense")
@@ -174,7 +181,11 @@ def check_memory(cost: Cost, *, concurrent: int = 1) -> None:
     """
     if not isinstance(cost, Cost):
         raise ValueError(f"cost must be an attnlib.engine.cost.Cost, got {cost!r}")
-    concurrent = _v.positive_int("concurrent", concurrent)
+    require_memory(cost, _v.positive_int("concurrent", concurrent))
+
+
+def require_memory(cost: Cost, concurrent: int = 1) -> None:
+    """:func:`check_memory` on validated arguments (the engine's call)."""
     free = available_memory()
     need = cost.peak * concurrent
     if free is None or need <= free:

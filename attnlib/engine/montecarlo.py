@@ -137,16 +137,16 @@ def _check(settings, k, level, spectrum, method):
     if not settings or not all(isinstance(s, Setting) for s in settings):
         raise ValueError("settings must be an attnlib.Setting or a non-empty sequence of them")
     k = _v.positive_int("k", k)
-    level = _v.choice("level", level, LEVELS)
-    method = _v.choice("method", method, METHODS)
-    kind, _ = spectrum_option(spectrum, level)
+    level, method = _v.choices(level=(level, LEVELS), method=(method, METHODS))
+    spectrum = spectrum_option(spectrum, level)
+    kind = spectrum[0]
     if kind == "exact" and len({s.d for s in settings}) > 1:
         raise ValueError("spectrum='exact' needs settings of one dimension d; sweep each d separately")
     for s in settings:
         if k >= s.d - 1:
             raise ValueError(f"k must be < d - 1 = {s.d - 1} for every setting, got {k}")
     costs = [plan(s, k=k, level=level, spectrum=spectrum, method=method) for s in settings]
-    return settings, k, level, max(costs, key=lambda c: c.peak)
+    return settings, k, level, spectrum, method, max(costs, key=lambda c: c.peak)
 
 
 def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample", spectrum=None,
@@ -185,7 +185,7 @@ def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample"
     -------
     Sweep
     """
-    settings, k, level, largest = _check(settings, k, level, spectrum, method)
+    settings, k, level, spectrum, method, largest = _check(settings, k, level, spectrum, method)
     trials = _v.positive_int("trials", trials)
     if executor is not None and not isinstance(executor, Executor):
         raise ValueError(f"executor must be a concurrent.futures.Executor (or None), got {executor!r}")
@@ -197,7 +197,7 @@ def sweep(settings, seed: int, trials: int, *, k: int = 2, level: str = "sample"
                    enumerate(keys)]
         results = [f.result() for f in progress(futures, total=len(keys), desc=desc)]
     else:
-        _cost.check_memory(largest)  # one draw must fit; then as many side by side as fit
+        _cost.require_memory(largest)  # one draw must fit; then as many side by side as fit
         free = _cost.available_memory()
         fit = len(keys) if free is None else max(1, free // max(1, largest.peak))
         workers = min(pool_workers(), len(keys), fit)

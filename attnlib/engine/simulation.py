@@ -37,13 +37,12 @@ from attnlib.engine import cost as _cost
 from attnlib.engine.slq import SLQ, SpectralDensity
 from attnlib.numerics.linalg import (eigen, one_blas_thread, squared_cosines,
     start_vector)
-from attnlib.model.generative import (Vocabulary, draw_tokens, pool_table,
-    draw_vocabulary)
+from attnlib.model.generative import Vocabulary, draw_tokens, make_vocabulary, pool_table
 from attnlib.engine.operators import (PopulationCovariance, SampleCovariance,
     top_eigenpairs)
 from attnlib.model.setting import Setting
 
-__all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top"]
+__all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top", "draw", "plan", "spectrum_option", "population_eigenpairs"]
 
 #: Floating-point type of the table, the pooled vectors and S when only top eigenpairs are needed.
 LANCZOS_DTYPE = np.float32
@@ -110,17 +109,17 @@ def spectrum_option(spectrum, level: str = "sample"):
     return kind, estimator
 
 
-def plan(setting: Setting, *, k: int, level: str, spectrum, method: str, vocabulary=None) -> _cost.Cost:
-    """The ``attnlib.engine.cost.Cost`` of the path a draw with these options takes (arguments validated)."""
-    kind, est = spectrum_option(spectrum, level)
-    return _cost.plan(setting, level=level, k=k, spectrum=kind, method=method,
+def plan(setting: Setting, *, k: int, level: str, spectrum: tuple, method: str, vocabulary=None) -> _cost.Cost:
+    """The ``attnlib.engine.cost.Cost`` of the path a draw with these options takes (arguments validated;
+    ``spectrum``: the pair of :func:`spectrum_option`)."""
+    kind, est = spectrum
+    return _cost.choose(setting, level=level, k=k, spectrum=kind, method=method,
                       table_dtype=None if vocabulary is None else vocabulary.table.dtype,
                       probes=est.probes if est else 0, degree=est.degree if est else 0)
 
 
 def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = True, k: int = 1,
-             level: str = "sample", spectrum=None, full_spectrum: bool = False,
-             vocabulary: Vocabulary | None = None, method: str = "auto") -> Draw:
+             level: str = "sample", spectrum=None, vocabulary: Vocabulary | None = None, method: str = "auto") -> Draw:
     """Draw a vocabulary (unless one is given) and, at sample level, N pooled sequences; analyse S.
 
     Parameters
@@ -137,8 +136,6 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
     spectrum : {None, "exact", "slq"}
         Also return all d eigenvalues (``"exact"``, dense path) or a spectral density estimate (``"slq"``, or an
         ``attnlib.engine.slq.SLQ`` instance for other sizes; matrix-free path), at sample level.
-    full_spectrum : bool
-        Same as ``spectrum="exact"``.
     vocabulary : Vocabulary, optional
         Reuse a drawn vocabulary (must match d, V and ||mu||^2 of the setting).
     method : {"auto", "dense", "matrix-free"}
@@ -157,10 +154,8 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
     check_setting(setting)
     rng = _v.rng(rng)
     k = _v.positive_int("k", k)
-    level = _v.choice("level", level, LEVELS)
-    method = _v.choice("method", method, METHODS)
-    spectrum = "exact" if full_spectrum else spectrum
-    spectrum_option(spectrum, level)
+    level, method = _v.choices(level=(level, LEVELS), method=(method, METHODS))
+    spectrum = spectrum_option(spectrum, level)
     if vocabulary is not None and (not isinstance(vocabulary, Vocabulary) or (vocabulary.d, vocabulary.V) != (
             setting.d, setting.V) or not np.isclose(vocabulary.mu_norm2, setting.mu_norm2)):
         got = (f"d={vocabulary.d}, V={vocabulary.V}, mu_norm2={vocabulary.mu_norm2:g}"
@@ -171,26 +166,27 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
 
 
 def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | None, *, k: int, level: str,
-         spectrum, centered: bool, method: str = "auto", pool_workers: int | None = None) -> Draw:
-    """:func:`simulate` on validated arguments (the Monte-Carlo engine's unit of work).
+         spectrum: tuple, centered: bool, method: str = "auto", pool_workers: int | None = None) -> Draw:
+    """:func:`simulate` on validated arguments (the Monte-Carlo engine's unit of work): nothing is checked again.
 
+    ``spectrum``: the ``(kind, estimator)`` pair of :func:`spectrum_option`.
     ``vocabulary`` None: drawn here (after the memory check), in the precision of the path.
     ``pool_workers``: threads for the pooling product of the dense path (None: the usable cores).
     """
-    kind, estimator = spectrum_option(spectrum, level)
+    kind, estimator = spectrum
     options = setting.options
     if level == "population" and options is not None and options.frequencies is not None:
         raise ValueError("level='population' does not support token frequencies: use "
                          "attnlib.model.generative.population_covariance with the vocabulary")
     cost = plan(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)
-    _cost.check_memory(cost)
+    _cost.require_memory(cost)
     double = level == "population" or kind == "exact" or (cost.method == "dense" and k >= min(setting.N, setting.d) - 1)
     if vocabulary is None:
-        vocabulary = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng,
+        vocabulary = make_vocabulary(setting.d, setting.V, setting.mu_norm2, rng,
                                      dtype=np.float64 if double else LANCZOS_DTYPE, options=options)
     spec = density = None
     if level == "population":
-        vals, vecs = population_top(vocabulary, setting, k, centered=centered, method=cost.method)
+        vals, vecs = population_eigenpairs(vocabulary, setting, k, centered=centered, method=cost.method)
     elif cost.method == "dense":
         vals, vecs, spec = _dense_eigen(setting, rng, vocabulary, k, kind == "exact", centered, pool_workers)
     else:
@@ -243,10 +239,16 @@ def population_top(vocab: Vocabulary, setting: Setting, k: int = 2, *, centered:
         raise ValueError(f"vocab must be an attnlib.model.generative.Vocabulary, got {vocab!r}")
     check_setting(setting)
     k = _v.positive_int("k", k)
+    if k >= vocab.d - 1:
+        raise ValueError(f"k must be < d - 1 = {vocab.d - 1} for Lanczos, got {k}")
+    method = _v.choice("method", method, METHODS)
+    return population_eigenpairs(vocab, setting, k, centered=centered, method=method)
+
+
+def population_eigenpairs(vocab: Vocabulary, setting: Setting, k: int, *, centered: bool, method: str):
+    """:func:`population_top` on validated arguments (the engine's call)."""
     d, V = vocab.d, vocab.V
-    if k >= d - 1:
-        raise ValueError(f"k must be < d - 1 = {d - 1} for Lanczos, got {k}")
-    method = _cost.plan(setting, level="population", k=k, method=method, table_dtype=vocab.table.dtype).method
+    method = _cost.choose(setting, level="population", k=k, method=method, table_dtype=vocab.table.dtype).method
     if method == "matrix-free":
         op = PopulationCovariance(vocab, setting.alpha, setting.kappa, setting.weight_sum, centered=centered)
         return top_eigenpairs(op, k, tol=1e-10)

@@ -34,7 +34,7 @@ from scipy.linalg import eigh_tridiagonal
 from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
-from attnlib.engine import spectra
+from attnlib.engine import spectrum_stats
 from attnlib.numerics.linalg import one_blas_thread
 
 __all__ = ["ZERO_TOL", "SLQ", "SpectralDensity", "slq", "lanczos_quadrature"]
@@ -162,9 +162,9 @@ class SpectralDensity:
         return np.diff(self.cdf(e, zeros=False))
 
     def histogram_l1(self, law, bins: int = 50) -> float:
-        """L1 distance to ``law`` (an :class:`attnlib.theory.laws.Law`) on ``bins`` equal bins of its support:
-        :func:`attnlib.engine.spectra.histogram_l1` of this estimate (bin masses, mass outside the support, zero fraction)."""
-        return spectra.histogram_l1(self, law, bins)
+        """L1 distance to ``law`` (an :class:`attnlib.theory.spectral_laws.Law`) on ``bins`` equal bins of its support:
+        :func:`attnlib.engine.spectrum_stats.histogram_l1` of this estimate (bin masses, mass outside the support, zero fraction)."""
+        return spectrum_stats.histogram_l1(self, law, bins)
 
     def moments(self, k: int = 4, scale=1.0) -> np.ndarray:
         """Estimated moments (1/d) tr (S/scale)^j, j = 1..k (exact for each probe up to j = 2 degree - 1)."""

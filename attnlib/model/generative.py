@@ -200,6 +200,12 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *
         raise ValueError(f"dtype must be numpy.float64 or numpy.float32, got {dtype!r}")
     if options is not None and not isinstance(options, ModelOptions):
         raise ValueError(f"options must be an attnlib.model.generative.ModelOptions or None, got {options!r}")
+    return make_vocabulary(d, V, mu_norm2, rng, dtype=dtype, options=options)
+
+
+def make_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *,
+                    dtype=np.float64, options: ModelOptions | None = None) -> Vocabulary:
+    """:func:`draw_vocabulary` on trusted arguments (the engine's call, after a Setting was validated)."""
     half = V // 2
     signs = np.concatenate([np.ones(half, np.int8), -np.ones(half, np.int8)])
     mu = np.zeros(d)
@@ -253,10 +259,7 @@ def sample_tokens(xi, V: int, rng: np.random.Generator, *, frequencies=None, cla
         V = _v.positive_int("V", V, even=True, minimum=2)
         if xi.ndim != 2 or not np.all(np.abs(xi) == 1):
             raise ValueError(f"xi must be an (N, T) array of +-1 signs, got shape {xi.shape}")
-        half = V // 2
-        if frequencies is None:
-            return rng.integers(0, half, size=xi.shape) + np.where(xi < 0, half, 0)
-        return _by_frequency(frequencies, half, xi.shape, rng) + np.where(xi < 0, half, 0)
+        return class_tokens(xi, V, rng, frequencies)
     K = _v.positive_int("classes", classes, minimum=2)
     V = _v.positive_int("V", V, minimum=K)
     if V % K:
@@ -266,6 +269,14 @@ def sample_tokens(xi, V: int, rng: np.random.Generator, *, frequencies=None, cla
     n = V // K
     index = rng.integers(0, n, size=xi.shape) if frequencies is None else _by_frequency(frequencies, n, xi.shape, rng)
     return index + xi * n
+
+
+def class_tokens(xi: np.ndarray, V: int, rng: np.random.Generator, frequencies=None) -> np.ndarray:
+    """:func:`sample_tokens` of two classes on trusted arguments: ``xi`` an (N, T) array of +-1, ``V`` even."""
+    half = V // 2
+    if frequencies is None:
+        return rng.integers(0, half, size=xi.shape) + np.where(xi < 0, half, 0)
+    return _by_frequency(frequencies, half, xi.shape, rng) + np.where(xi < 0, half, 0)
 
 
 def _by_frequency(frequencies, n: int, shape, rng: np.random.Generator) -> np.ndarray:
@@ -350,9 +361,11 @@ def pool(vocab: Vocabulary, tokens, w) -> np.ndarray:
 
 
 def draw_tokens(process: SignProcess, V: int, N: int, rng: np.random.Generator, frequencies=None):
-    """Signs xi (N, T) from ``process`` and then token ids (N, T): the two random draws of the sequences."""
-    xi = process.sample(N, rng)
-    return xi, sample_tokens(xi, V, rng, frequencies=frequencies)
+    """Signs xi (N, T) from ``process`` and then token ids (N, T): the two random draws of the sequences.
+
+    Arguments are trusted (validated by the caller)."""
+    xi = process.draw(N, rng)
+    return xi, class_tokens(xi, V, rng, frequencies)
 
 
 def draw_pooled(vocab: Vocabulary, process: SignProcess, w, N: int, rng: np.random.Generator):

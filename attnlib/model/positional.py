@@ -58,8 +58,11 @@ class SignProcess:
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """``(n, T)`` int8 array of signs in {-1, +1}."""
-        n = _v.positive_int("n", n)
-        return self._sampler(n, _v.rng(rng))
+        return self.draw(_v.positive_int("n", n), _v.rng(rng))
+
+    def draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`sample` on trusted arguments (a positive int and a Generator): the engine's call."""
+        return self._sampler(n, rng)
 
 
 def _rademacher(rng: np.random.Generator, shape) -> np.ndarray:

@@ -15,6 +15,7 @@ __all__ = [
     "finite_scalar",
     "rng",
     "choice",
+    "choices",
     "ratios",
     "short",
     "positive",
@@ -67,6 +68,12 @@ def ratios(delta, gamma, kappa=1.0, *, allow_array: bool = False):
     """Checked ``(delta, gamma, kappa)``: each finite and > 0 (scalars, or arrays with ``allow_array``)."""
     return (positive("delta", delta, allow_array=allow_array), positive("gamma", gamma, allow_array=allow_array),
             positive("kappa", kappa, allow_array=allow_array))
+
+
+def choices(**named) -> tuple:
+    """Several categorical arguments checked in one call: ``choices(level=(level, LEVELS), method=(method,
+    METHODS))`` returns ``(level, method)``, each as :func:`choice` would."""
+    return tuple(choice(name, value, allowed) for name, (value, allowed) in named.items())
 
 
 def positive(name: str, value, *, allow_array: bool = False):

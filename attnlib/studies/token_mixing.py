@@ -18,8 +18,8 @@ import numpy as np
 from attnlib.numerics import checks as _v
 from attnlib.model import positional
 from attnlib import theory
-from attnlib.theory.laws import Law, bulk_law
-from attnlib.engine.spectra import (distance_floor, extreme_eigenvalues,
+from attnlib.theory.spectral_laws import Law, bulk_law
+from attnlib.engine.spectrum_stats import (distance_floor, extreme_eigenvalues,
     finite_size_parameters, spectrum_moments)
 from attnlib.model.generative import sample_tokens, token_matrix
 from attnlib.engine.montecarlo import sweep
@@ -119,7 +119,7 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
     r"""Moments m_1..m_4 of the spectrum of the token-mixing matrix (see :func:`token_mixing_spectrum`), one draw.
 
     Exact traces of sparse products, no eigendecomposition, so V and N can be large (the cost grows like
-    N (T^2 N/V)^2). If A were Gaussian these would tend to the moments of MP_{V/N} (:func:`attnlib.theory.laws.mp_moments`); with T
+    N (T^2 N/V)^2). If A were Gaussian these would tend to the moments of MP_{V/N} (:func:`attnlib.theory.spectral_laws.mp_moments`); with T
     tokens per sequence the 4th exceeds it by (V/N)^2 (sum w^4/kappa^2)^2 (see :func:`m4_shift`).
     """
     V, N, w, A = _token_weights(V, N, w, rng)
@@ -146,11 +146,11 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
 class TDeparture:
     """S at several numbers of tokens T per sequence (mean pooling, independent signs, mu = 0: no outlier).
 
-    Units: kappa' and the law ``law`` (unit scale) at :func:`attnlib.engine.spectra.finite_size_parameters`. ``spectra``: dict T ->
+    Units: kappa' and the law ``law`` (unit scale) at :func:`attnlib.engine.spectrum_stats.finite_size_parameters`. ``spectra``: dict T ->
     eigenvalues of S/kappa', shape (draws, d). ``moments``: (len(T), draws, 4), moments of S/kappa'.
     ``m4`` / ``m4_se``: mean and standard error of the 4th; ``m4_law``: the law's; ``m4_predicted``: plus
     :func:`m4_shift` (the limiting excess, which is also that of the free cumulant k_4). ``lowest`` /
-    ``highest`` (``*_se``): mean smallest non-zero and largest eigenvalue. ``ks``: one :class:`attnlib.engine.spectra.Floor` (KS) per
+    ``highest`` (``*_se``): mean smallest non-zero and largest eigenvalue. ``ks``: one :class:`attnlib.engine.spectrum_stats.Floor` (KS) per
     T. ``delta``, ``gamma``, ``edges``: the realised ratios d/V, d/N and the bulk edges there.
     """
 

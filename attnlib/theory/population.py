@@ -39,9 +39,9 @@ import numpy as np
 from scipy.optimize import brentq
 
 from attnlib.numerics import checks as _v
-from attnlib.theory import one_token as _counts
+from attnlib.theory import single_token as _counts
 from attnlib.theory._spikes import Spike
-from attnlib.theory.laws import Law, edge_map
+from attnlib.theory.spectral_laws import Law, edge_map
 
 __all__ = ["SIDES", "Population", "law_map", "subordination", "stieltjes", "density", "critical_point",
            "upper_edge", "lower_edge", "law", "signal_function", "signal", "critical_snr", "critical_mu_norm2"]
@@ -136,7 +136,7 @@ def subordination(z, population: Population, delta, gamma, *, steps: int = 14, n
     """The subordination point y(z) (Im y > 0) for z with Im z > 0, vectorised.
 
     Newton's method on z(y) = z, continued along z_j = Re z + i eta_j with eta_j falling geometrically from
-    max(4, 2|z|) to Im z (the approach of :mod:`attnlib.theory.one_token`), each step halved while it would leave the
+    max(4, 2|z|) to Im z (the approach of :mod:`attnlib.theory.single_token`), each step halved while it would leave the
     upper half plane. Raises ValueError if a point did not converge (residual above 1e-8 relative).
     """
     H, delta, gamma = _check(population, delta, gamma)
@@ -173,7 +173,7 @@ def stieltjes(z, population: Population, delta, gamma, kappa=1.0):
     r"""Stieltjes transform :math:`m(z) = \int dF(x)/(x - z)` of the law of S (scale ``kappa``), Im z > 0.
 
     Token side at gamma = 0 (the population law of token frequencies) is the equation that
-    :func:`attnlib.theory.one_token` solves for token counts, and is solved by its solver; otherwise through
+    :func:`attnlib.theory.single_token` solves for token counts, and is solved by its solver; otherwise through
     :func:`subordination`.
     """
     H, delta, gamma = _check(population, delta, gamma)
@@ -232,7 +232,7 @@ def lower_edge(population: Population, delta, gamma, kappa=1.0) -> float:
 
 
 def law(population: Population, delta, gamma, kappa=1.0, points: int = 3001):
-    """The law of S as an :class:`attnlib.theory.laws.Law` (edges, atom at 0, density, CDF), for spectra comparisons.
+    """The law of S as an :class:`attnlib.theory.spectral_laws.Law` (edges, atom at 0, density, CDF), for spectra comparisons.
 
     The density is computed once on ``points`` abscissae packed near both edges and integrated by the trapezoid
     rule; raises ValueError if it does not integrate to the mass outside the atom within 2e-3.

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnlib.engine.spectra import as_spectrum
+from attnlib.engine.spectrum_stats import as_spectrum
 from attnlib.numerics import checks as _v
 from attnlib.numerics.linalg import zero_mask
 from attnlib.theory import spike
-from attnlib.theory.laws import Law, bulk_law
+from attnlib.theory.spectral_laws import Law, bulk_law
 
 __all__ = ["use_book_style", "COLORS", "points", "curve", "overlay", "spectrum_overlay", "correlation_heatmaps",
            "model_schematic"]
@@ -87,7 +87,7 @@ def curve(ax, x, y, *, color=COLORS["theory"], label: str | None = "theory", lw:
 def overlay(ax, eigenvalues, law, *, bins: int = 50, label: str = "simulation", color: str = "#9ecae1"):
     """Histogram of the non-zero eigenvalues against the continuous part of ``law`` (both normalised to mass 1).
 
-    ``law`` is an :class:`attnlib.theory.laws.Law`. The zeros are found by the one rule of :mod:`attnlib.numerics.linalg`
+    ``law`` is an :class:`attnlib.theory.spectral_laws.Law`. The zeros are found by the one rule of :mod:`attnlib.numerics.linalg`
     (:func:`~attnlib.numerics.linalg.zero_mask`), not as the ``round(atom * n)`` smallest eigenvalues, so the finite-size
     rank deficit (one extra zero per side lost to centering) does not leave a spurious bar at 0; the legend
     reports the zero fraction against the atom. Edges are dotted; the curve is evaluated on a grid that is dense
@@ -95,7 +95,7 @@ def overlay(ax, eigenvalues, law, *, bins: int = 50, label: str = "simulation", 
     """
 
     if not isinstance(law, Law):
-        raise ValueError(f"law must be an attnlib.theory.laws.Law (from bulk_law or mp_law), got {law!r}")
+        raise ValueError(f"law must be an attnlib.theory.spectral_laws.Law (from bulk_law or mp_law), got {law!r}")
     ev = as_spectrum(eigenvalues)
     bins = _v.positive_int("bins", bins)
     zero = zero_mask(ev)
@@ -157,7 +157,7 @@ def model_schematic(axes, rng, *, delta=0.2, gamma=0.2, theta=2.0):
     1. the vocabulary: token embeddings e_v = s_v mu + z_v, two clouds around +mu and -mu;
     2. one sequence: the signs xi_t of T = 8 positions (the first 3 share one sign) and weights w_t;
     3. pooled vectors c_n: the noise averages down, the class signal stays, along +-mu;
-    4. the spectrum of S: the bulk kappa(MP_delta ⊠ MP_gamma) (the law of :mod:`attnlib.engine.spectra`) and the
+    4. the spectrum of S: the bulk kappa(MP_delta ⊠ MP_gamma) (the law of :mod:`attnlib.engine.spectrum_stats`) and the
        outlier that carries the signal, at its predicted place for spike strength ``theta``.
 
     ``rng`` (a ``numpy.random.Generator``) draws the illustrative points. All text is 9 pt.

@@ -13,7 +13,7 @@ import numpy as np
 from attnlib.views import explorers
 from attnlib.model import positional, weights
 from attnlib import theory
-from attnlib.views.explorers._widgets import fmt
+from attnlib.views.figures.canvas import fmt
 
 TOLERANCE = 1e-9
 

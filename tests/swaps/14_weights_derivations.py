@@ -49,13 +49,13 @@ SWAPS = {
     """,
     # the one-token population with lambda = V/N instead of N/V (delta and gamma swapped)
     "one-token counts with lambda = gamma/delta": """
-        _C = attnlib.theory.one_token
+        _C = attnlib.theory.single_token
         _count = _C.count_population
         _swap(_C, "count_population", lambda delta, gamma, tail=_C.TAIL: _count(gamma, delta, tail))
     """,
     # the token counts replaced by their mean (D = I): the first token's bulk taken as MP_delta
     "one-token counts without fluctuations": """
-        _C = attnlib.theory.one_token
+        _C = attnlib.theory.single_token
         _swap(_C, "count_population", lambda delta, gamma, tail=_C.TAIL: (np.ones(1), np.ones(1)))
     """,
     # the anchors' chance of picking the wrong sign left out of the spectral prediction

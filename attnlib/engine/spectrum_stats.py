@@ -1,4 +1,4 @@
-r"""Comparing simulated spectra with a law (:mod:`attnlib.theory.laws`), for instance the bulk law
+r"""Comparing simulated spectra with a law (:mod:`attnlib.theory.spectral_laws`), for instance the bulk law
 :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)`.
 
 * Spectra of many draws come from the Monte-Carlo engine (``attnlib.sweep(..., spectrum="exact")``);
@@ -10,7 +10,7 @@ r"""Comparing simulated spectra with a law (:mod:`attnlib.theory.laws`), for ins
   average when the law is the draws' mean); :func:`zero_fraction`, :func:`extreme_eigenvalues`,
   :func:`lower_edge_scale` and :func:`standardize_extremes` (Tracy-Widom units at both edges);
   :func:`finite_size_parameters` / :func:`finite_size_law` (the law matched to a finite centred S).
-* Moments: :func:`spectrum_moments` (empirical; the law's: :func:`attnlib.theory.laws.mp_moments`).
+* Moments: :func:`spectrum_moments` (empirical; the law's: :func:`attnlib.theory.spectral_laws.mp_moments`).
 
 The bulk at a finite number of tokens per pooled vector (token mixing, the fourth-moment excess) is
 :mod:`attnlib.studies.token_mixing`.
@@ -26,7 +26,7 @@ from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
 from attnlib import theory
 from attnlib.theory import fluctuations
-from attnlib.theory.laws import Law, bulk_law
+from attnlib.theory.spectral_laws import Law, bulk_law
 from attnlib.numerics.linalg import ZERO_TOL, zero_mask
 
 __all__ = ["finite_size_parameters", "finite_size_law",
@@ -62,7 +62,7 @@ def as_spectrum(eigenvalues) -> np.ndarray:
 
 def _check_law(law) -> Law:
     if not isinstance(law, Law):
-        raise ValueError(f"law must be an attnlib.theory.laws.Law (from bulk_law or mp_law), got {law!r}")
+        raise ValueError(f"law must be an attnlib.theory.spectral_laws.Law (from bulk_law or mp_law), got {law!r}")
     return law
 
 

@@ -3,7 +3,7 @@ r"""Spectral laws as objects: an atom at 0 and a density on an interval, with an
 :func:`bulk_law` (:math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)`) and :func:`mp_law` return a
 :class:`Law` (edges, atom at 0, density and an accurate, vectorised CDF); :func:`bulk_cdf` / :func:`mp_cdf` are
 the CDFs as plain functions; :func:`mp_moments` (Narayana polynomials). The one-token law
-(:func:`attnlib.theory.one_token.one_token_law`) and the law with a population
+(:func:`attnlib.theory.single_token.one_token_law`) and the law with a population
 (:func:`attnlib.theory.population.law`) are :class:`Law` objects too.
 """
 

@@ -26,7 +26,7 @@ mean 1, variance :math:`\gamma/\delta` and the same third moment, and the fourth
 * :func:`inverse_stieltjes`: :math:`z(m)`; :func:`stieltjes`: :math:`m(z)` by Newton's method, continued from
   far above the real axis down to it, vectorised over z; :func:`density`;
 * :func:`lower_edge`: the largest value of :math:`z(m)` over :math:`m > 0`; :func:`moments`: exact moments;
-* :func:`one_token_law`: the law as an :class:`attnlib.theory.laws.Law` (for ``ks_distance``, ``histogram_l1``).
+* :func:`one_token_law`: the law as an :class:`attnlib.theory.spectral_laws.Law` (for ``ks_distance``, ``histogram_l1``).
 
 All functions take the ratios ``delta = d/V`` and ``gamma = d/N`` and the scale ``kappa = w_b^2``, and need
 ``delta < 1 - exp(-delta/gamma)``: more distinct tokens are drawn than there are dimensions, so S has full rank
@@ -40,7 +40,7 @@ from scipy.optimize import brentq
 from scipy.stats import poisson
 
 from attnlib.numerics import checks as _v
-from attnlib.theory.laws import Law
+from attnlib.theory.spectral_laws import Law
 
 __all__ = ["count_population", "inverse_stieltjes", "stieltjes", "density", "lower_edge", "moments",
            "one_token_law"]
@@ -203,7 +203,7 @@ def moments(k: int, delta, gamma, kappa=1.0) -> np.ndarray:
 
 
 def one_token_law(delta, gamma, kappa=1.0, points: int = 4001):
-    """The one-token law as an :class:`attnlib.theory.laws.Law` (lower edge, density, CDF; no atom).
+    """The one-token law as an :class:`attnlib.theory.spectral_laws.Law` (lower edge, density, CDF; no atom).
 
     The density is computed on ``points`` abscissae from the lower edge to kappa tau_K (1 + sqrt(delta))^2 (an
     upper bound of the support of the population cut at its last atom tau_K), packed near the lower edge, and
