@@ -35,7 +35,7 @@ from attnlib.engine.progress import progress
 from attnlib.model.setting import Setting
 from attnlib.engine.simulation import LEVELS, METHODS, draw, plan, spectrum_option
 
-__all__ = ["streams", "Sweep", "sweep", "FiniteSizeScan", "finite_size_scan"]
+__all__ = ["streams", "replicate", "Sweep", "sweep", "FiniteSizeScan", "finite_size_scan"]
 
 _NAMES = ("eigenvalues", "overlap_u", "overlap_h", "overlap_g", "top", "second")
 
@@ -110,6 +110,28 @@ class Sweep:
     def sem(self, name: str, j: int = 0) -> np.ndarray:
         """Standard error of the mean over trials, shape (settings,)."""
         return self.sd(name, j) / np.sqrt(self.trials)
+
+
+def replicate(draw, seed: int, count: int, *, threads: bool = False, desc: str | None = None) -> list:
+    """The Monte-Carlo loop of the analyses that are not a :func:`sweep` over settings: ``[draw(rng_j, j) for j in
+    range(count)]`` with ``rng_j = numpy.random.default_rng(streams(seed, count)[j])``.
+
+    Draw ``j`` depends only on ``(seed, count, j)``, never on the order of evaluation. ``threads``: run the
+    draws on a thread pool, each on one BLAS thread (the results are the same as in series).
+    """
+    seqs = streams(seed, count)
+    if not threads:
+        return [draw(randomness.generator(s), j) for j, s in progress(enumerate(seqs), total=count, desc=desc)]
+
+    def job(j):
+        BLAS_THREAD.serial = True
+        try:
+            return draw(randomness.generator(seqs[j]), j)
+        finally:
+            BLAS_THREAD.serial = False
+
+    with BLAS.limit(limits=1, user_api="blas"), ThreadPoolExecutor(min(pool_workers(), count)) as pool:
+        return list(progress(pool.map(job, range(count)), total=count, desc=desc))
 
 
 def _job(setting, stream, k, level, spectrum, centered, method, parallel):

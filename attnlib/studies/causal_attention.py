@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnlib.numerics import checks as _v
-from attnlib.numerics import randomness
+from attnlib.engine.montecarlo import replicate
 from attnlib.model import weights as _w
 from attnlib.model.generative import sample_tokens
 from attnlib.model.positional import SignProcess
@@ -320,26 +320,28 @@ def deviation_scan(process: SignProcess, dims, taus, *, n: int, replicates: int,
         raise ValueError("strict must list at least one mask (False: s <= t, True: s < t)")
     T, D, K, M = process.T, dims.size, taus.size, len(strict)
     limits = np.array([[_w.causal(T, tau, strict=s) for s in strict] for tau in taus])  # (K, M, T)
-    streams = randomness.streams(seed, D * replicates)
+    def one(rng, j):
+        d = int(dims[j // replicates])
+        X, _, tokens = sample_embeddings(process, n, d, max(2, 2 * int(round(vocab_ratio * d / 2))), mu_norm2, rng)
+        distinct = np.sort(tokens, axis=1)
+        distinct = np.all(distinct[:, 1:] != distinct[:, :-1], axis=1)
+        devs = [[causal_attention_weights(X, tau, strict=s) - limits[k, m] for m, s in enumerate(strict)]
+                for k, tau in enumerate(taus)]
+        return distinct, devs
+
     rms, rms_all = np.empty((D, replicates, K, M)), np.empty((D, replicates, K, M))
     total, square = np.zeros((D, K, M, T)), np.zeros((D, K, M, T))
     counts = np.zeros((D, replicates), dtype=int)
-    for i, d in enumerate(dims):
-        V = max(2, 2 * int(round(vocab_ratio * d / 2)))
-        for b in range(replicates):
-            rng = randomness.generator(streams[i * replicates + b])
-            X, _, tokens = sample_embeddings(process, n, d, V, mu_norm2, rng)
-            distinct = np.sort(tokens, axis=1)
-            distinct = np.all(distinct[:, 1:] != distinct[:, :-1], axis=1)
-            counts[i, b] = distinct.sum()
-            for k, tau in enumerate(taus):
-                for m, s in enumerate(strict):
-                    w = causal_attention_weights(X, tau, strict=s)
-                    dev = w - limits[k, m]
-                    rms[i, b, k, m] = np.sqrt(np.mean(dev[distinct] ** 2)) if counts[i, b] else np.nan
-                    rms_all[i, b, k, m] = np.sqrt(np.mean(dev**2))
-                    total[i, k, m] += dev[distinct].sum(axis=0)  # deviations: no cancellation in the variance
-                    square[i, k, m] += (dev[distinct] ** 2).sum(axis=0)
+    for j, (distinct, devs) in enumerate(replicate(one, seed, D * replicates)):
+        i, b = divmod(j, replicates)
+        counts[i, b] = distinct.sum()
+        for k in range(K):
+            for m in range(M):
+                dev = devs[k][m]
+                rms[i, b, k, m] = np.sqrt(np.mean(dev[distinct] ** 2)) if counts[i, b] else np.nan
+                rms_all[i, b, k, m] = np.sqrt(np.mean(dev**2))
+                total[i, k, m] += dev[distinct].sum(axis=0)  # deviations: no cancellation in the variance
+                square[i, k, m] += (dev[distinct] ** 2).sum(axis=0)
     count = counts.sum(axis=1)[:, None, None, None]
     mean_dev = total / np.maximum(count, 1)
     var = (square - count * mean_dev**2) / np.maximum(count - 1, 1)

@@ -19,15 +19,13 @@ import numpy as np
 from scipy.special import ndtr
 
 from attnlib.numerics import checks as _v
-from attnlib.numerics import randomness
 from attnlib.studies.classifiers import (DEFAULT_LAMBDAS, Decomposition, lambda_grid,
     ridge_path, signed_fit, accuracy)
 from attnlib.numerics.linalg import squared_cosine
 from attnlib.model.generative import (Vocabulary, draw_vocabulary, pool,
     population_covariance, sample_tokens)
-from attnlib.engine.montecarlo import streams as _streams
+from attnlib.engine.montecarlo import replicate
 from attnlib.model.positional import SignProcess
-from attnlib.engine.progress import progress
 from attnlib.model.setting import Setting
 from attnlib.studies.downstream import resolve_position
 
@@ -174,12 +172,11 @@ def run_experiment(process: SignProcess, weights: dict, *, d: int, V: int, mu_no
     seed = _v.positive_int("seed", seed, minimum=0)
     n_anchor = _v.positive_int("n_anchor", n_anchor)
     lam_rel = lambda_grid(lam_rel)
-    streams = _streams(seed, vocabularies)
     res = np.empty((len(_FIELDS), len(sizes), len(ws), vocabularies))
     oracle, h_norm2 = np.empty((len(ws), vocabularies)), np.empty(vocabularies)
-    for v in progress(range(vocabularies), total=vocabularies, desc=desc):
-        out, orc, h2 = _one_vocabulary(randomness.generator(streams[v]), process, ws, b, d, V, mu_norm2, sizes,
-                                       n_test, n_anchor, lam_rel)
+    runs = replicate(lambda rng, v: _one_vocabulary(rng, process, ws, b, d, V, mu_norm2, sizes, n_test, n_anchor,
+                                                    lam_rel), seed, vocabularies, desc=desc)
+    for v, (out, orc, h2) in enumerate(runs):
         res[..., v], oracle[:, v], h_norm2[v] = out, orc, h2
     return Experiment(names=names, weights=ws, process=process, position=b, d=d, V=V, mu_norm2=mu_norm2,
                       n_train=np.array(sizes), n_test=n_test, n_anchor=n_anchor, seed=seed, oracle=oracle,

@@ -32,11 +32,11 @@ from scipy.optimize import minimize_scalar
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
-from attnlib.numerics import randomness
 from attnlib.theory import fluctuations
 from attnlib import theory
 from attnlib.model.generative import draw_vocabulary
 from attnlib.model.setting import Setting
+from attnlib.engine.montecarlo import replicate
 from attnlib.engine.simulation import Draw, simulate
 
 __all__ = ["centroid_draw", "Nested", "nested_draws", "VarianceSplit", "variance_split", "collapse_misfit",
@@ -94,15 +94,14 @@ def nested_draws(setting: Setting, seed: int, vocabularies: int, sequences: int)
     check_setting(setting)
     K = _v.positive_int("vocabularies", vocabularies)
     J = _v.positive_int("sequences", sequences, minimum=2)
-    top, ov, h2 = np.empty((K, J)), np.empty((K, J)), np.empty(K)
-    for k, stream in enumerate(randomness.streams(seed, K)):
-        rng = randomness.generator(stream)
+    def vocabulary(rng, k):
         vocab = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng, dtype=np.float32)
-        h2[k] = vocab.h @ vocab.h
-        for j in range(J):
-            draw = simulate(setting, rng, vocabulary=vocab)
-            top[k, j], ov[k, j] = draw.top, draw.overlap_h
-    return Nested(setting, top, ov, h2)
+        draws = [simulate(setting, rng, vocabulary=vocab) for _ in range(J)]
+        return [d.top for d in draws], [d.overlap_h for d in draws], vocab.h @ vocab.h
+
+    runs = replicate(vocabulary, seed, K)
+    top, ov = np.array([r[0] for r in runs], dtype=float), np.array([r[1] for r in runs], dtype=float)
+    return Nested(setting, top, ov, np.array([r[2] for r in runs], dtype=float))
 
 
 @dataclass(frozen=True)

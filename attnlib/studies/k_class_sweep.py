@@ -3,17 +3,15 @@ centred S and their overlaps with the between-class directions, over settings an
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from attnlib.numerics import checks as _v
-from attnlib.numerics import randomness
 from attnlib.model.k_classes import ClassSetting, draw_vocabulary
-from attnlib.numerics.linalg import BLAS, BLAS_THREAD, eigen
-from attnlib.model.generative import pool_table, pool_workers, sample_tokens
-from attnlib.engine.montecarlo import streams
+from attnlib.numerics.linalg import eigen
+from attnlib.model.generative import pool_table, sample_tokens
+from attnlib.engine.montecarlo import replicate
 
 __all__ = ["ClassSweep", "sweep"]
 
@@ -31,8 +29,7 @@ class ClassSweep:
     strengths: np.ndarray
 
 
-def _draw(setting: ClassSetting, stream, k: int):
-    rng = randomness.generator(stream)
+def _draw(setting: ClassSetting, rng: np.random.Generator, k: int):
     vocab = draw_vocabulary(setting.d, setting.V, setting.means, rng, options=setting.options)
     tokens = sample_tokens(setting.chain.sample(setting.N, rng), setting.V, rng, classes=setting.K)
     C = pool_table(vocab.table, tokens, setting.weights, 1)
@@ -40,14 +37,6 @@ def _draw(setting: ClassSetting, stream, k: int):
     vals, vecs, _ = eigen(C, k, full=False)
     strengths, b = vocab.directions()
     return vals, (vecs.T @ b) ** 2, strengths
-
-
-def _job(setting, stream, k):
-    BLAS_THREAD.serial = True
-    try:
-        return _draw(setting, stream, k)
-    finally:
-        BLAS_THREAD.serial = False
 
 
 def sweep(settings, seed: int, trials: int, *, k: int | None = None) -> ClassSweep:
@@ -67,10 +56,8 @@ def sweep(settings, seed: int, trials: int, *, k: int | None = None) -> ClassSwe
     if any(k >= s.d - 1 for s in settings):
         raise ValueError(f"k must be < d - 1 for every setting, got {k}")
     trials = _v.positive_int("trials", trials)
-    seqs = streams(seed, len(settings) * trials)
-    jobs = [(settings[n // trials], seqs[n], k) for n in range(len(seqs))]
-    with BLAS.limit(limits=1, user_api="blas"), ThreadPoolExecutor(min(pool_workers(), len(jobs))) as pool:
-        results = list(pool.map(lambda job: _job(*job), jobs))
+    results = replicate(lambda rng, n: _draw(settings[n // trials], rng, k), seed, len(settings) * trials,
+                        threads=True)
     shape = (len(settings), trials)
     return ClassSweep(settings=settings, eigenvalues=np.array([r[0] for r in results]).reshape(*shape, k),
                       overlaps=np.array([r[1] for r in results]).reshape(*shape, k, K - 1),

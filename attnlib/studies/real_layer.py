@@ -25,12 +25,11 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
-from attnlib.numerics import randomness
 from attnlib.numerics.linalg import one_blas_thread, squared_cosines, start_vector
 from attnlib.model.generative import draw_vocabulary, sample_tokens
 from attnlib.engine.operators import top_eigenpairs
 from attnlib.model.positional import SignProcess
-from attnlib.engine.montecarlo import streams
+from attnlib.engine.montecarlo import replicate
 from attnlib.model.setting import sizes_for
 
 __all__ = ["SCALINGS", "random_projections", "pooling_weights", "score_tilt", "softmax_row_second_moment",
@@ -390,11 +389,13 @@ def layer_scan(process: SignProcess, dims, tau: float, *, draws: int, seed: int,
 
     dims = np.array([_v.positive_int("dims", d, minimum=3) for d in np.atleast_1d(dims)])
     draws = _v.positive_int("draws", draws)
-    seeds = streams(seed, dims.size * draws)
-    rows = []
-    for i, d in enumerate(dims):
-        V, N = sizes_for(int(d), delta, gamma)
-        rows.append([layer_draw(process, int(d), V, N, mu_norm2, tau, randomness.generator(seeds[i * draws + j]),
-                                reference=reference, scaling=scaling, projected=projected) for j in range(draws)])
+    def one(rng, n):
+        d = int(dims[n // draws])
+        V, N = sizes_for(d, delta, gamma)
+        return layer_draw(process, d, V, N, mu_norm2, tau, rng, reference=reference, scaling=scaling,
+                          projected=projected)
+
+    runs = replicate(one, seed, dims.size * draws)
+    rows = [runs[i * draws:(i + 1) * draws] for i in range(dims.size)]
     values = {name: np.array([[getattr(r, name) for r in row] for row in rows]) for name in FIELDS}
     return LayerScan(dims, values, np.array([[r.mean_weights for r in row] for row in rows]))
