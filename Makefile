@@ -88,15 +88,17 @@ data: $(STAMP)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # `make lab`: tinker freely. JupyterLab opens a scratch copy of book/ in _build/lab/ (made fresh each time), so
-# saving a chapter after running it never rewrites the committed notebooks.
+# saving a chapter after running it never rewrites the committed notebooks. scripts/lab_copy.py writes the
+# copy's prose as the HTML book shows it (glued values, numbered theorems and equations, citations), which
+# jupyterlab-myst renders.
 LAB_COPY := _build/lab
 lab: $(STAMP)
-	@rm -rf $(LAB_COPY) && mkdir -p $(LAB_COPY)
-	cp -r book $(LAB_COPY)/book
+	$(BIN)/python scripts/lab_copy.py $(LAB_COPY)/book
 	@echo "JupyterLab on a scratch copy of the book in $(LAB_COPY)/book (edits there never touch book/)."
 	cd $(LAB_COPY)/book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)
 
-# `make lab-edit`: edit the chapters themselves. Saving writes book/NN_name.md and .ipynb; run
+# `make lab-edit`: edit the chapters themselves, roles and directives as written (jupyterlab-myst renders the
+# directives; glued values show as their keys). Saving writes book/NN_name.md and .ipynb; run
 # `make execute` (or scripts/execute_notebook.py on the chapter) before committing.
 lab-edit: $(STAMP)
 	cd book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)
