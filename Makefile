@@ -66,10 +66,31 @@ test: $(STAMP)
 	$(UNIT)
 	$(NBVAL)
 	$(JB_BUILD)
+	$(MAKE) pdf
 	$(BROWSER_TEST)
 	@echo
 	@echo "All tests passed: unit tests, nbval on every chapter, book build without warnings, every page"
 	@echo "rendered offline in Chromium (screenshots in _build/screenshots/)."
+
+# `make pdf`: the whole book as one PDF, offline: Sphinx's LaTeX builder (_ext/pdf_edition.py), xelatex from
+# Debian's texlive (.ci/run installs it: PDF_DEBS there), then scripts/check_pdf.py (no LaTeX error, missing
+# glyph, undefined reference or repr; every figure drawn). The PDF lands in _build/latex/book.pdf and, for the HTML's
+# links to it (from file:// too), in _build/html/$(PDF_NAME): `make test` makes it before the browser tests,
+# which follow every internal link, the PDF's too. latexmk's status is not trusted alone: the
+# check reads its log and says what went wrong.
+PDF_NAME := how-does-attention-help.pdf
+PDF_DIR  := _build/latex
+.PHONY: pdf
+pdf: $(STAMP)
+	@for tool in xelatex latexmk makeindex fc-match pdfinfo pdftotext pdfimages pdffonts; do \
+	  command -v $$tool >/dev/null || { echo "$$tool is missing: install PDF_DEBS of .ci/run" >&2; exit 1; }; done
+	rm -rf $(PDF_DIR)
+	$(BIN)/jupyter-book build . --builder latex --warningiserror --nitpick --keep-going
+	$(MAKE) -C $(PDF_DIR) all-pdf LATEXOPTS="-interaction=nonstopmode" >$(PDF_DIR)/latexmk.out 2>&1 || \
+	  { tail -n 25 $(PDF_DIR)/latexmk.out; echo "latexmk failed; the check below says why" >&2; }
+	$(BIN)/python scripts/check_pdf.py $(PDF_DIR)/book.log $(PDF_DIR)/book.pdf --tex $(PDF_DIR)/book.tex
+	@mkdir -p _build/html && cp $(PDF_DIR)/book.pdf _build/html/$(PDF_NAME)
+	@echo "PDF: $(PDF_DIR)/book.pdf (and _build/html/$(PDF_NAME))"
 
 # The real-browser test alone, on the current build (run `make book` first).
 browser-test: $(STAMP)
