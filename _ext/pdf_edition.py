@@ -200,8 +200,12 @@ def _configure(app, config) -> None:
 def _title_date(app) -> None:
     # LaTeX builds only: set here, after the environment's config check, so that HTML builds stay incremental
     edition = getattr(app.config, "attnlib_edition", None) or {}
-    if app.builder.name == "latex" and edition:
+    if app.builder.name != "latex":
+        return
+    if edition:
         app.builder.context["date"] = f"{edition['date']}, commit {edition['commit']}"
+    # Sphinx titles the table of contents with the first toctree's caption ("Start here"), a part's name here
+    app.builder.get_contentsname = lambda indexfile: "Contents"
 
 
 def setup(app):
