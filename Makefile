@@ -20,8 +20,9 @@ NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg
 # Chromium each); the reading test, the longest file, is named first so that it starts at once.
 BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_in_browser.py tests/browser \
                 -n auto --dist loadfile
-# Unit tests on every core too, a test file per worker (module fixtures such as the swap runs stay whole).
-UNIT     := $(BIN)/pytest tests/ -n auto --dist loadfile
+# Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
+# are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
+UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder
 
 export PYTHONHASHSEED := 0
 
