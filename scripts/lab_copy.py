@@ -4,24 +4,16 @@
 Usage:
     python scripts/lab_copy.py [DEST]      # default: _build/lab/book (made afresh)
 
-JupyterLab renders Markdown cells with jupyterlab-myst, which knows MyST but not what only the Sphinx build
-knows: the values myst-nb glues into the text, the book-wide numbers of theorems, equations and figures, the
-bibliography. This script copies ``book/`` to DEST and, in the copy only, writes the prose as the HTML book
-shows it:
-
-* ``{glue:text}`` / ``{glue:}`` / ``{glue}`` roles and glue directives become the glued value, read from the
-  executed notebooks' glue outputs (``metadata.scrapbook``), formatted as myst-nb formats it (a
-  ``{glue:text}`` format spec applied); glued Markdown (tables) is inlined, glued images are written to
-  ``DEST/_glue/`` and shown as Markdown images;
-* ``prf:*`` and ``exercise`` blocks become admonitions titled as in the HTML book ("Theorem 2.1 (...)"),
-  proofs folded admonitions, ``solution-start``/``solution-end`` a "Solution to Exercise N" line;
-* ``{cite:p}``/``{cite:t}`` become "[Author, year]" / "Author [year]" from references.bib; ``{ref}``,
-  ``{numref}``, ``{prf:ref}``, ``{eq}`` and ``{doc}`` the text the HTML book shows, a link to the other
-  notebook when the target is in another chapter; labelled equations carry their number (``\\tag``);
-* a figure's numbered caption follows the cell that draws it.
-
-Each chapter's executed .ipynb is rewritten and its paired .md written from it by jupytext (the .ipynb
-first, so that the pair is in sync). book/ itself is never modified.
+jupyterlab-myst renders MyST in JupyterLab's Markdown cells, but not what only the Sphinx build knows: glued
+values, the book-wide numbers of theorems, equations and figures, the bibliography. This script copies
+book/ to DEST and, in the copy only, writes the prose as the HTML book shows it: glue roles and directives
+become the glued value (from the executed notebooks' ``scrapbook`` outputs, formatted by myst-nb; Markdown
+inlined, images written to DEST/_glue/); ``prf:*`` and ``exercise`` blocks admonitions titled "Theorem 2.1
+(...)", proofs folded admonitions, a solution a "Solution to Exercise N" line; citations "[Author, year]"
+from references.bib; ``{ref}``, ``{numref}``, ``{prf:ref}``, ``{eq}``, ``{doc}`` the text the HTML book
+shows (a link to the other notebook across chapters); labelled equations their number (``\\tag``); a
+figure's numbered caption follows its cell. Each .ipynb is rewritten, then its paired .md written from it
+by jupytext. book/ is never modified.
 """
 
 from __future__ import annotations
@@ -36,17 +28,19 @@ import jupytext
 import nbformat
 import yaml
 from myst_nb.core.variables import format_plain_text
+from pybtex.database import parse_string
+from pybtex.richtext import Text
 
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
 DEFAULT_DEST = REPO / "_build" / "lab" / "book"
 GLUE_PREFIX = "application/papermill.record/"
-PROOF_KINDS = {"theorem", "definition", "proposition", "lemma", "corollary", "remark", "example",
-               "conjecture", "axiom", "criterion", "algorithm", "property", "observation"}
+PROOF_KINDS = {"theorem", "definition", "proposition", "lemma", "corollary", "remark", "example", "conjecture"}
 BOX_CLASS = {"definition": "note", "remark": "note", "example": "note"}  # other kinds: "important"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[^}\s]+)\}[ \t]*(?P<arg>.*)$")
 OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>.*)$")
-ROLE = re.compile(r"\{(?P<name>[A-Za-z][\w:.-]*)\}`(?P<content>[^`]*)`")
+# A role, or an inline code span (left as it is): whichever starts first.
+ROLE = re.compile(r"\{(?P<name>[A-Za-z][\w:.-]*)\}`(?P<content>[^`]*)`|(?P<code>(?P<tick>`+)[^`]+(?P=tick))")
 TARGET = re.compile(r"^\((?P<label>[^)\s]+)\)=[ \t]*$")
 HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$")
 LABELLED_MATH = re.compile(r"(?P<close>\$\$)[ \t]*\((?P<label>[^)\s]+)\)[ \t]*$", re.M)
@@ -86,35 +80,16 @@ def glue_data(nb) -> dict[str, dict]:
     return found
 
 
-def _fields(body: str) -> dict[str, str]:
-    """``name = {value}`` / ``name = "value"`` / ``name = 2010`` fields of one BibTeX entry (nested braces)."""
-    fields, i = {}, 0
-    for m in re.finditer(r"(\w+)\s*=\s*", body):
-        if m.start() < i:
-            continue
-        j, depth = m.end(), 0
-        while j < len(body) and not (depth == 0 and body[j] == ","):
-            depth += {"{": 1, "}": -1}.get(body[j], 0)
-            j += 1
-        fields[m.group(1).lower()] = re.sub(r"\s+", " ", body[m.end():j].strip().strip('{}"'))
-        i = j
-    return fields
-
-
 def bib_entries(text: str) -> dict[str, dict[str, str]]:
-    """BibTeX key -> fields, from the text of references.bib."""
+    """BibTeX key -> {authors (as cited: "A", "A and B", "A *et al.*"), year, title}, by pybtex."""
     entries = {}
-    for m in re.finditer(r"@\w+\s*\{\s*([^,\s]+)\s*,(.*?)\n\}", text, re.S):
-        entries[m.group(1)] = _fields(m.group(2))
+    for key, entry in parse_string(text, "bibtex").entries.items():
+        last = [" ".join(n.render_as("text") for n in p.rich_prelast_names + p.rich_last_names)
+                for p in entry.persons.get("author", [])]
+        authors = f"{last[0]} *et al.*" if len(last) >= 3 else " and ".join(last) or "Anonymous"
+        entries[key] = {"authors": authors, "year": entry.fields.get("year", "n.d."),
+                        "title": Text.from_latex(entry.fields.get("title", "")).render_as("text")}
     return entries
-
-
-def _authors(entry: dict[str, str]) -> str:
-    names = [a.strip() for a in re.split(r"\s+and\s+", entry.get("author", "Anonymous"))]
-    last = [re.sub(r"[{}]", "", n.split(",")[0] if "," in n else n.split()[-1]) for n in names]
-    if len(last) >= 3:
-        return f"{last[0]} *et al.*"
-    return " and ".join(last)
 
 
 def cite_text(keys: str, entries: dict, textual: bool) -> str:
@@ -123,7 +98,7 @@ def cite_text(keys: str, entries: dict, textual: bool) -> str:
     for key in (k.strip() for k in keys.split(",")):
         if key not in entries:
             fail("key", key, "a key of references.bib")
-        found.append((_authors(entries[key]), entries[key].get("year", "n.d.")))
+        found.append((entries[key]["authors"], entries[key]["year"]))
     found.sort()
     if textual:
         return ", ".join(f"{a} \\[{y}\\]" for a, y in found)
@@ -171,7 +146,8 @@ class Book:
             self.glue[doc] = glue_data(nb) if nb else {}
             self._index(doc, nb.cells if nb else [nbformat.v4.new_markdown_cell(path.read_text("utf-8"))])
 
-    def _number(self, doc, counters, kind):
+    def number(self, doc, counters, kind):
+        """The next number of a ``kind`` block (figure, equation, theorem...) of ``doc``: "2.3"."""
         counters[kind] = counters.get(kind, 0) + 1
         prefix = self.numbers.get(doc)
         return f"{prefix}.{counters[kind]}" if prefix else str(counters[kind])
@@ -182,7 +158,7 @@ class Book:
             if cell.cell_type == "code":
                 figure = cell.metadata.get("mystnb", {}).get("figure", {})
                 if figure.get("name"):
-                    number = f"Fig. {self._number(doc, counters, 'figure')}"
+                    number = f"Fig. {self.number(doc, counters, 'figure')}"
                     self.labels[figure["name"]] = {"doc": doc, "text": number, "number": number}
                     self.captions[(doc, figure["name"])] = number
                 continue
@@ -202,14 +178,14 @@ class Book:
             elif line.strip():
                 pending.clear()
         for m in LABELLED_MATH.finditer(text if math else ""):
-            number = f"({self._number(doc, counters, 'equation')})"
+            number = f"({self.number(doc, counters, 'equation')})"
             self.labels[m["label"]] = {"doc": doc, "text": number, "number": number}
         for _, m, options, body, _ in _blocks(text):
             name = m["name"]
             kind = name.removeprefix("prf:")
             if ((name.startswith("prf:") and kind in PROOF_KINDS) or name == "exercise") \
                     and "nonumber" not in options:
-                number = f"{kind.capitalize()} {self._number(doc, counters, kind)}"
+                number = f"{kind.capitalize()} {self.number(doc, counters, kind)}"
                 entry = {"doc": doc, "text": number, "number": number, "title": m["arg"].strip()}
                 if options.get("label"):
                     self.labels[options["label"]] = entry
@@ -229,6 +205,7 @@ class Page:
 
     def __init__(self, book: Book, doc: str, dest: Path | None = None):
         self.book, self.doc, self.dest = book, doc, dest
+        self.counters: dict[str, int] = {}  # numbered blocks seen so far, counted as Book._index does
 
     def link(self, text: str, label: str) -> str:
         target = self.book.label(label)["doc"]
@@ -263,6 +240,8 @@ class Page:
         return data["text/plain"]
 
     def role(self, m: re.Match) -> str:
+        if m["code"]:
+            return m["code"]
         name, content = m["name"], m["content"]
         explicit = EXPLICIT.match(content)
         text, target = (explicit["text"], explicit["target"]) if explicit else (None, content.strip())
@@ -304,12 +283,14 @@ class Page:
     def block(self, m: re.Match, options: dict, body: str) -> str:
         name, arg, indent = m["name"], m["arg"].strip(), m["indent"]
         kind = name.removeprefix("prf:")
-        body = self.transform(body)
         if (name.startswith("prf:") and kind in PROOF_KINDS) or name == "exercise":
-            entry = self.book.label(options["label"]) if options.get("label") else None
-            title = entry["text"] if entry else kind.capitalize()
+            title = kind.capitalize()
+            if "nonumber" not in options:
+                title += " " + self.book.number(self.doc, self.counters, kind)
             title += f" ({self.inline(arg)})" if arg else ""
+            body = self.transform(body)
             return self.box(indent, title, BOX_CLASS.get(kind, "important"), body)
+        body = self.transform(body)
         if name == "prf:proof":
             cls = "note dropdown" if "dropdown" in options.get("class", "") else "note"
             return self.box(indent, self.inline(arg) or "Proof", cls, body)
@@ -322,8 +303,8 @@ class Page:
         if name.startswith("glue"):
             return indent + self.glued(arg, inline=False, fmt="s" if name == "glue:text" else None)
         if name == "bibliography":
-            return "\n".join(f"{indent}- {_authors(e)}. {e.get('title', '')}. {e.get('year', '')}."
-                             for _, e in sorted(self.book.bib.items(), key=lambda kv: _authors(kv[1])))
+            return "\n".join(f"{indent}- {e['authors']}. {e['title']}. {e['year']}."
+                             for e in sorted(self.book.bib.values(), key=lambda e: e["authors"]))
         if name == "eval-rst":
             mods = re.findall(r"^\.\. (?:automodule|py:\w+):: (\S+)", body, re.M)
             return self.box(indent, "API", "note", "Generated by the HTML book from the docstrings of "
@@ -337,6 +318,7 @@ class Page:
             options["class"] = cls
         colons = max([3] + [len(f) + 1 for f in re.findall(r"^[ \t]*(:{3,})", body, re.M)])
         head = [f"{':' * colons}{{{name}}} {title}".rstrip()] + [f":{k}: {v}" for k, v in options.items()]
+        body = body.strip("\n")
         lines = head + ([""] if body.strip() else []) + body.split("\n") + [":" * colons]
         return "\n".join(indent + line if line else line for line in lines)
 
@@ -344,11 +326,13 @@ class Page:
         """The Markdown ``text`` (one cell, or a whole .md page) as the HTML book shows it."""
         lines, out, last = text.split("\n"), [], 0
         for start, m, options, body, end in _blocks(text):
-            out.append(self.inline("\n".join(lines[last:start])))
+            if start > last:
+                out.append(self.inline("\n".join(lines[last:start])))
             dedented = "\n".join(line[len(m["indent"]):] for line in body.split("\n"))
             out.append(self.block(m, options, dedented))
             last = end + 1
-        out.append(self.inline("\n".join(lines[last:])))
+        if last < len(lines) or not out:
+            out.append(self.inline("\n".join(lines[last:])))
         return "\n".join(out)
 
 
@@ -360,7 +344,9 @@ def transform_notebook(page: Page, nb):
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = page.transform(cell.source)
+            cell.source = page.transform(cell.source).strip("\n")
+            if not cell.source:
+                continue  # only a solution-end: jupytext would not keep an empty cell
         cells.append(cell)
         figure = cell.metadata.get("mystnb", {}).get("figure", {}) if cell.cell_type == "code" else {}
         if figure.get("name"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -165,8 +166,8 @@ def test_chapter_prose_has_no_raw_myst(browser, lab, screenshots_dir, chapter):
 
 def _screenshots(page, book, chapter, screenshots_dir):
     """A theorem box and a paragraph holding at least two of the chapter's glued numbers."""
-    theorem = page.locator(".jp-MarkdownCell aside, .jp-MarkdownCell .admonition").filter(
-        has_text="Theorem").first
+    title = page.locator(".myst-admonition-header-text", has_text=re.compile(r"^\s*Theorem \d"))
+    theorem = page.locator(".jp-MarkdownCell aside.myst-admonition").filter(has=title).first
     theorem.scroll_into_view_if_needed(timeout=5_000)
     theorem.screenshot(path=str(screenshots_dir / f"lab-{chapter}-theorem.png"))
     sys.path.insert(0, str(REPO / "scripts"))
