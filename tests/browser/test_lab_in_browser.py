@@ -15,6 +15,7 @@ read before the copy was rewritten (it then fails, and prints the counts).
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import os
 import re
@@ -26,6 +27,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import jupytext
+import nbformat
 import pytest
 
 from .conftest import ENABLED, REPO
@@ -77,23 +80,28 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _lab_copy(dest: Path) -> Path:
-    if os.environ.get("ATTNLIB_LAB_COPY") == "plain":
-        shutil.copytree(SOURCE, dest)
-        return dest
+def _script():
     sys.path.insert(0, str(REPO / "scripts"))
     try:
         import lab_copy
     finally:
         sys.path.remove(str(REPO / "scripts"))
-    return lab_copy.make_copy(dest, SOURCE)
+    return lab_copy
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab_book(tmp_path_factory) -> Path:
+    """The ``make lab`` copy of the book (or, with ATTNLIB_LAB_COPY=plain, book/ as it is)."""
+    dest = tmp_path_factory.mktemp("lab") / "book"
+    if os.environ.get("ATTNLIB_LAB_COPY") == "plain":
+        return Path(shutil.copytree(SOURCE, dest))
+    return _script().make_copy(dest, SOURCE)
+
+
+@pytest.fixture(scope="module")
+def lab(lab_book):
     """(base URL, folder of the copy) of a JupyterLab serving the lab copy of the book."""
-    root = tmp_path_factory.mktemp("lab")
-    book = _lab_copy(root / "book")
+    root, book = lab_book.parent, lab_book
     settings = root / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     # Render every cell at once (JupyterLab 4 otherwise renders only the cells scrolled into view).
@@ -170,14 +178,7 @@ def _screenshots(page, book, chapter, screenshots_dir):
     theorem = page.locator(".jp-MarkdownCell aside.myst-admonition").filter(has=title).first
     theorem.scroll_into_view_if_needed(timeout=5_000)
     theorem.screenshot(path=str(screenshots_dir / f"lab-{chapter}-theorem.png"))
-    sys.path.insert(0, str(REPO / "scripts"))
-    try:
-        import lab_copy
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
-    import nbformat
-
-    values = [v["text/plain"] for v in lab_copy.glue_data(
+    values = [v["text/plain"] for v in _script().glue_data(
         nbformat.read(SOURCE / f"{chapter}.ipynb", as_version=4)).values()
         if "text/markdown" not in v and len(v["text/plain"]) >= 3]
     paragraphs = page.locator(".jp-MarkdownCell p")
@@ -189,3 +190,33 @@ def _screenshots(page, book, chapter, screenshots_dir):
             p.screenshot(path=str(screenshots_dir / f"lab-{chapter}-glued-numbers.png"))
             return
     pytest.fail(f"{chapter}: no paragraph shows two glued numbers")
+
+
+def _html_and_copy(html_root, lab_book, chapter):
+    html = (html_root / "book" / f"{chapter}.html").read_text(encoding="utf-8")
+    cells = jupytext.read(lab_book / f"{chapter}.md").cells
+    return html, "\n".join(c.source for c in cells if c.cell_type == "markdown")
+
+
+def _plain(fragment: str) -> str:
+    return re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]+>", "", fragment))).strip()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_copy_shows_what_the_html_book_shows(html_root, lab_book, chapter):
+    """The copy's glued values, block titles, equation and figure numbers and citations against the built
+    HTML book: every glued value, in the HTML's order for the rest."""
+    html, text = _html_and_copy(html_root, lab_book, chapter)
+    glued = [_plain(v) for v in re.findall(r'<span class="pasted-text">(.*?)</span>', html, re.S)]
+    missing = [v for v in set(glued) if text.count(v) < glued.count(v)]
+    assert len(glued) > 10 and missing == [], f"{chapter}: glued values not in the copy: {missing}"
+    kinds = r"(?:Theorem|Definition|Proposition|Lemma|Corollary|Remark|Exercise) [\d.]+"
+    titles = [_plain(t) for t in re.findall(r'<p class="admonition-title">(.*?)</p>', html, re.S)]
+    assert [m for t in titles for m in re.findall(f"^{kinds}", t)] == \
+        re.findall(rf"^[ \t]*:{{3,}}\{{admonition\}} ({kinds})", text, re.M)
+    assert re.findall(r'<span class="eqno">\(([\d.]+)\)', html) == re.findall(r"\\tag\{([\d.]+)\}", text)
+    assert re.findall(r'<span class="caption-number">Fig\. ([\d.]+)', html) == \
+        re.findall(r"^\*\*Fig\. ([\d.]+)\.\*\*", text, re.M)
+    cites = [_plain(c) for c in re.findall(r'<span class="bibtex-citation"[^>]*>(.*?)</span>', html, re.S)]
+    shown = [c.replace("*et al.*", "et al.") for c in re.findall(r"\\\[(.*?)\\\]", text)]
+    assert [re.search(r"\[(.*)\]", c).group(1) for c in cites] == shown
