@@ -115,6 +115,7 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 # jupyterlab-myst renders.
 LAB_COPY := _build/lab
 lab: $(STAMP)
+	@rm -rf $(LAB_COPY)
 	$(BIN)/python scripts/lab_copy.py $(LAB_COPY)/book
 	@echo "JupyterLab on a scratch copy of the book in $(LAB_COPY)/book (edits there never touch book/)."
 	cd $(LAB_COPY)/book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)
