@@ -34,6 +34,7 @@ from pybtex.richtext import Text
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
 DEFAULT_DEST = REPO / "_build" / "lab" / "book"
+MARKER = ".lab-copy"  # marks a folder this script made (and may replace)
 GLUE_PREFIX = "application/papermill.record/"
 PROOF_KINDS = {"theorem", "definition", "proposition", "lemma", "corollary", "remark", "example", "conjecture"}
 BOX_CLASS = {"definition": "note", "remark": "note", "example": "note"}  # other kinds: "important"
@@ -364,24 +365,30 @@ def transform_notebook(page: Page, nb):
 
 
 def make_copy(dest: Path = DEFAULT_DEST, book: Path = BOOK) -> Path:
-    """Copy ``book`` to ``dest`` (made afresh) and rewrite the copy's prose; returns ``dest``."""
-    dest = Path(dest).resolve()
-    if dest == Path(book).resolve() or Path(book).resolve() in dest.parents:
-        fail("dest", str(dest), "a folder outside book/ (the copy replaces it)")
-    root = Path(book).resolve().parent  # the book's _toc.yml and references.bib
-    index = Book(Path(book), yaml.safe_load((root / "_toc.yml").read_text("utf-8")),
-                 (root / "references.bib").read_text("utf-8"))
+    """Copy ``book`` to ``dest`` and rewrite the copy's prose; returns ``dest``. ``dest`` must be missing,
+    empty or an earlier copy (it is replaced), never a folder holding anything else."""
+    dest, book = Path(dest).resolve(), Path(book).resolve()
+    if dest.exists() and any(dest.iterdir()) and not (dest / MARKER).exists():
+        fail("dest", str(dest), "a missing or empty folder, or an earlier copy made by this script")
+    if book in dest.parents:
+        fail("dest", str(dest), "a folder outside book/")
+    index = Book(book, yaml.safe_load((book.parent / "_toc.yml").read_text("utf-8")),
+                 (book.parent / "references.bib").read_text("utf-8"))
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(book, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
+    (dest / MARKER).write_text("Made by scripts/lab_copy.py; replaced by the next `make lab`.\n")
     for md in sorted(dest.glob("*.md")):
         page = Page(index, md.stem, dest)
         ipynb = md.with_suffix(".ipynb")
-        if ipynb.exists():
-            nb = transform_notebook(page, nbformat.read(ipynb, as_version=4))
-            nbformat.write(nb, ipynb)
-            jupytext.write(nb, md, fmt="md:myst")
-        else:
-            md.write_text(page.transform(md.read_text("utf-8")), encoding="utf-8")
+        try:
+            if ipynb.exists():
+                nb = transform_notebook(page, nbformat.read(ipynb, as_version=4))
+                nbformat.write(nb, ipynb)
+                jupytext.write(nb, md, fmt="md:myst")
+            else:
+                md.write_text(page.transform(md.read_text("utf-8")), encoding="utf-8")
+        except ValueError as exc:
+            raise ValueError(f"book/{md.name}: {exc}") from exc
     return dest
 
 

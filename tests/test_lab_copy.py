@@ -212,8 +212,19 @@ def test_copy_is_paired_and_book_untouched(book, tmp_path):
     assert nb.cells[0].source.startswith(lab_copy.FRONTMATTER)  # no auto-numbered equations
     assert nb.cells[-1].source == "**Fig. 2.1.** A plot, see (2.2)."  # the caption, after its figure
     assert "Definition 1.1" in (dest / "notes.md").read_text()
-    with pytest.raises(ValueError, match="dest="):
+    assert lab_copy.make_copy(dest, book) == dest  # an earlier copy is replaced
+    with pytest.raises(ValueError, match="outside book"):
         lab_copy.make_copy(book / "lab", book)
+    for folder in (book, book.parent, tmp_path):  # a folder holding anything else is never replaced
+        with pytest.raises(ValueError, match="earlier copy"):
+            lab_copy.make_copy(folder, book)
+    assert digest(book) == before
+
+
+def test_a_broken_reference_names_its_page(book, tmp_path):
+    (book / "notes.md").write_text("# Notes\n\nSee {ref}`missing`.\n")
+    with pytest.raises(ValueError, match=r"book/notes.md: label='missing'"):
+        lab_copy.make_copy(tmp_path / "lab", book)
 
 
 # What jupyterlab-myst cannot render (or renders with its own numbers): no such role or directive may be left.
