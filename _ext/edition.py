@@ -93,7 +93,8 @@ def _configure(app, config) -> None:
     edition = {"version": book_version(), "commit": commit(), "date": build_date(), "pdf": PDF_NAME}
     config.version = config.release = edition["version"]
     config.attnlib_edition = edition
-    config.templates_path.append(str(TEMPLATES))
+    if str(TEMPLATES) not in config.templates_path:
+        config.templates_path.append(str(TEMPLATES))
     items = config.html_theme_options.get("footer_content_items")
     if items is None:  # sphinx-book-theme's default, plus the edition line
         items = ["author.html", "copyright.html", "last-updated.html", "extra-footer.html"]
