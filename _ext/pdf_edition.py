@@ -25,6 +25,9 @@ import subprocess
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
 
 FONTS = r"""
 \setmainfont{DejaVu Serif}[Scale=0.9]
@@ -96,14 +99,28 @@ def fallback_preamble(chars: set[str]) -> str:
     return "\\usepackage{newunicodechar}\n" + "\n".join(lines) + "\n"
 
 
-def parts(site_map) -> dict[str, tuple[bool, str]]:
-    """First document of each part of the table of contents -> (numbered, caption)."""
-    firsts = {}
+def parts(site_map) -> dict[str, tuple[bool, str | None]]:
+    """Each chapter of the table of contents -> (in a numbered part, the part's caption if it opens it)."""
+    chapters = {}
     for tree in site_map.root.subtrees:
         docs = [item for item in tree.items if isinstance(item, str)]
-        if docs and tree.caption:
-            firsts[docs[0]] = (bool(tree.numbered), tree.caption)
-    return firsts
+        for i, doc in enumerate(docs):
+            chapters[doc] = (bool(tree.numbered), tree.caption if i == 0 else None)
+    return chapters
+
+
+def numbering_mismatches(order: list[str], chapters: dict, secnumbers: dict) -> list[str]:
+    """Chapters (in the PDF's ``order``) whose LaTeX number, counted over the numbered parts, is not the HTML's
+    (``secnumbers``: Sphinx's ``env.toc_secnumbers``)."""
+    problems, number = [], 0
+    for doc in order:
+        numbered = chapters[doc][0]
+        number += numbered
+        pdf = (number,) if numbered else ()
+        html = tuple(secnumbers.get(doc, {}).get("", ()))[:1]
+        if pdf != html:
+            problems.append(f"{doc} is chapter {pdf or '(none)'} in the PDF but {html or '(none)'} in the HTML")
+    return problems
 
 
 class PrintLayout(SphinxPostTransform):
@@ -176,12 +193,19 @@ class PrintLayout(SphinxPostTransform):
         top.insert(1, chapter)
         top.insert(1, _raw("\\setcounter{attnsecnumdepth}{\\value{secnumdepth}}\\attnUnnumbered\n"))
 
-    def _parts(self, firsts: dict[str, tuple[bool, str]]) -> None:
+    def _parts(self, chapters: dict[str, tuple[bool, str | None]]) -> None:
+        """A part before the first chapter of each; and the check that LaTeX numbers the chapters as the HTML."""
+        order = []
         for start in list(self.document.findall(addnodes.start_of_file)):
-            if start["docname"] in firsts:
-                numbered, caption = firsts[start["docname"]]
+            if start["docname"] not in chapters:
+                continue
+            order.append(start["docname"])
+            numbered, caption = chapters[start["docname"]]
+            if caption:
                 start.parent.insert(start.parent.index(start),
                                     _raw(f"\\attnPart{{{int(numbered)}}}{{{_latex(caption)}}}\n"))
+        for problem in numbering_mismatches(order, chapters, self.env.toc_secnumbers):
+            logger.warning(f"[pdf_edition] {problem}")
 
 
 def _configure(app, config) -> None:
