@@ -20,8 +20,9 @@ NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg
 # Chromium each); the reading test, the longest file, is named first so that it starts at once.
 BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_in_browser.py tests/browser \
                 -n auto --dist loadfile
-# Unit tests on every core too, a test file per worker (module fixtures such as the swap runs stay whole).
-UNIT     := $(BIN)/pytest tests/ -n auto --dist loadfile
+# Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
+# are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
+UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder
 
 export PYTHONHASHSEED := 0
 
@@ -66,10 +67,31 @@ test: $(STAMP)
 	$(UNIT)
 	$(NBVAL)
 	$(JB_BUILD)
+	$(MAKE) pdf
 	$(BROWSER_TEST)
 	@echo
 	@echo "All tests passed: unit tests, nbval on every chapter, book build without warnings, every page"
 	@echo "rendered offline in Chromium (screenshots in _build/screenshots/)."
+
+# `make pdf`: the whole book as one PDF, offline: Sphinx's LaTeX builder (_ext/pdf_edition.py), xelatex from
+# Debian's texlive (.ci/run installs it: PDF_DEBS there), then scripts/check_pdf.py (no LaTeX error, missing
+# glyph, undefined reference or repr; every figure drawn). The PDF lands in _build/latex/book.pdf and, for the HTML's
+# links to it (from file:// too), in _build/html/$(PDF_NAME): `make test` makes it before the browser tests,
+# which follow every internal link, the PDF's too. latexmk's status is not trusted alone: the
+# check reads its log and says what went wrong.
+PDF_NAME := how-does-attention-help.pdf
+PDF_DIR  := _build/latex
+.PHONY: pdf
+pdf: $(STAMP)
+	@for tool in xelatex latexmk makeindex fc-match pdfinfo pdftotext pdfimages pdffonts; do \
+	  command -v $$tool >/dev/null || { echo "$$tool is missing: install PDF_DEBS of .ci/run" >&2; exit 1; }; done
+	rm -rf $(PDF_DIR)
+	$(BIN)/jupyter-book build . --builder latex --warningiserror --nitpick --keep-going
+	$(MAKE) -C $(PDF_DIR) all-pdf LATEXOPTS="-interaction=nonstopmode" >$(PDF_DIR)/latexmk.out 2>&1 || \
+	  { tail -n 25 $(PDF_DIR)/latexmk.out; echo "latexmk failed; the check below says why" >&2; }
+	$(BIN)/python scripts/check_pdf.py $(PDF_DIR)/book.log $(PDF_DIR)/book.pdf --tex $(PDF_DIR)/book.tex
+	@mkdir -p _build/html && cp $(PDF_DIR)/book.pdf _build/html/$(PDF_NAME)
+	@echo "PDF: $(PDF_DIR)/book.pdf (and _build/html/$(PDF_NAME))"
 
 # The real-browser test alone, on the current build (run `make book` first).
 browser-test: $(STAMP)
@@ -88,15 +110,18 @@ data: $(STAMP)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # `make lab`: tinker freely. JupyterLab opens a scratch copy of book/ in _build/lab/ (made fresh each time), so
-# saving a chapter after running it never rewrites the committed notebooks.
+# saving a chapter after running it never rewrites the committed notebooks. scripts/lab_copy.py writes the
+# copy's prose as the HTML book shows it (glued values, numbered theorems and equations, citations), which
+# jupyterlab-myst renders.
 LAB_COPY := _build/lab
 lab: $(STAMP)
-	@rm -rf $(LAB_COPY) && mkdir -p $(LAB_COPY)
-	cp -r book $(LAB_COPY)/book
+	@rm -rf $(LAB_COPY)
+	$(BIN)/python scripts/lab_copy.py $(LAB_COPY)/book
 	@echo "JupyterLab on a scratch copy of the book in $(LAB_COPY)/book (edits there never touch book/)."
 	cd $(LAB_COPY)/book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)
 
-# `make lab-edit`: edit the chapters themselves. Saving writes book/NN_name.md and .ipynb; run
+# `make lab-edit`: edit the chapters themselves, roles and directives as written (jupyterlab-myst renders the
+# directives; glued values show as their keys). Saving writes book/NN_name.md and .ipynb; run
 # `make execute` (or scripts/execute_notebook.py on the chapter) before committing.
 lab-edit: $(STAMP)
 	cd book && $(CURDIR)/$(BIN)/jupyter lab $(LAB_FLAGS)

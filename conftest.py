@@ -6,11 +6,52 @@ equal to the committed ones, which ``scripts/execute_notebook.py`` produced with
 * attnlib's progress bars are switched off (no progress text in outputs);
 * BLAS runs on one thread in the kernels: results are then bit-for-bit independent of the machine's core count
   and of other load (on a busy 2-core machine, two BLAS threads per kernel also ran several times slower).
+
+Under pytest-xdist (``make test`` runs ``--dist loadgroup --no-loadscope-reorder``) the unit of work is a group:
+a test file (so that module fixtures are computed once), a notebook under nbval, or the swaps of one chapter
+(marked by tests/test_swaps.py, so that one worker runs them one after another and the first fills the memo of
+the chapter's simulations for the others). Groups are handed out in the order below, the longest first, so
+that no long group starts last while the other core idles.
 """
 
 import os
+
+import pytest
 
 NOTEBOOK_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 os.environ["ATTNLIB_PROGRESS"] = "0"
 os.environ.update(NOTEBOOK_THREADS)
+
+# Files that take tens of seconds on their own (a fresh venv with pip, the benchmarks, dask and process pools):
+# started right after the swaps, before the many short files.
+SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/test_scaleout.py")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Group every test (see the module docstring) and order the groups: the chapters' swaps (the chapters
+    with the most swaps first), the notebooks, the slow files, then the rest in collection order."""
+    sizes: dict[str, int] = {}
+    for item in items:
+        groups = [m.args[0] for m in item.iter_markers("xdist_group") if m.args]
+        if not groups:
+            groups = [item.nodeid.split("::")[0]]
+            item.add_marker(pytest.mark.xdist_group(groups[0]))
+        item.stash[_GROUP] = groups[0]
+        sizes[groups[0]] = sizes.get(groups[0], 0) + 1
+
+    def rank(item):
+        group = item.stash[_GROUP]
+        if group.startswith("swaps-"):
+            return 0, -sizes[group], group
+        if group.endswith(".ipynb"):
+            return 1, 0, ""
+        if group in SLOW_FILES:
+            return 2, SLOW_FILES.index(group), ""
+        return 3, 0, ""
+
+    items.sort(key=rank)
+
+
+_GROUP = pytest.StashKey[str]()

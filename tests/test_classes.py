@@ -62,7 +62,7 @@ def test_between_class_eigenvalues_are_the_scatter_plus_d_over_v():
     centred over the K classes, d/V per direction), and their sum nu_1 + nu_2 + (K - 1) d/V exactly in
     expectation. Mean of 16 vocabularies, each within 3 standard errors (B_SPREAD / 4): 0.039 and 0.026 for the
     eigenvalues, 0.047 for the sum. Half the offset (d/2V) lies 2.1 and 3.2 bands from the eigenvalues and 3.5
-    from the sum, no offset twice that: the test asserts both fall outside."""
+    from the sum, and no offset twice as far: the test asserts both fall outside."""
     M = np.array([[2.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
     d, V, n = 500, 3000, 16
     rng = np.random.default_rng(5)

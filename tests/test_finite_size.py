@@ -160,21 +160,29 @@ def test_window_dimension_is_where_the_outlier_meets_the_margin(delta, gamma):
 
 
 def test_overlap_dimension_rule():
+    """overlap_dimension against its definition, evaluated forwards: the envelope of the error at d,
+    a w_d min(peak, tail / sqrt(t)) with w_d the window width at d and t = (x - x*) / w_d (only the peak
+    below the threshold), is eps at the d returned, above eps at 0.8 d and below at 1.25 d; far above the
+    threshold the Gaussian term scales as eps^-2."""
     from attnlib.theory import fluctuations
     from attnlib import theory
 
     x_star = theory.critical_x(0.5, 0.25)[0]
-    a, w1 = finite_size.overlap_slope(0.5, 0.25), fluctuations.window_width(0.5, 0.25, 1)
-    at = finite_size.overlap_dimension(0.5 + x_star, 0.5, 0.25, 0.05)
-    assert at == pytest.approx((finite_size.OVERLAP_PEAK * a * w1 / 0.05) ** 3)
-    assert finite_size.overlap_dimension(0.5 + x_star - 0.2, 0.5, 0.25, 0.05) == pytest.approx(at)
-    # far enough above: the Gaussian term, eps^-2 / (x - x*)
+    a = finite_size.overlap_slope(0.5, 0.25)
+
+    def envelope(d, gap):  # d is real here; window_width takes integers and scales exactly as d^(-1/3)
+        w = fluctuations.window_width(0.5, 0.25, 1) * d ** (-1 / 3)
+        tail = finite_size.OVERLAP_TAIL / np.sqrt(gap / w) if gap > 0 else np.inf
+        return a * w * min(finite_size.OVERLAP_PEAK, tail)
+
+    for gap in (-0.2, 0.0, 0.05, 0.5):
+        for eps in (0.05, 0.02, 0.01):
+            d = finite_size.overlap_dimension(0.5 + x_star + gap, 0.5, 0.25, eps)
+            assert envelope(d, gap) == pytest.approx(eps, rel=1e-9), (gap, eps)
+            assert envelope(0.8 * d, gap) > eps > envelope(1.25 * d, gap), (gap, eps)
+    below = [finite_size.overlap_dimension(0.5 + x_star + gap, 0.5, 0.25, 0.05) for gap in (-0.2, 0.0)]
+    assert below[0] == pytest.approx(below[1])  # below the threshold only the peak counts
     far = [finite_size.overlap_dimension(0.5 + x_star + 0.5, 0.5, 0.25, e) for e in (0.02, 0.01)]
     assert far[1] / far[0] == pytest.approx(4.0)
-    assert far[0] == pytest.approx((finite_size.OVERLAP_TAIL * a) ** 2 * w1**3 / (0.02**2 * 0.5))
-    # at the d it returns, the envelope bound is eps
-    d = far[0]
-    t = 0.5 / (w1 * d ** (-1 / 3))
-    assert a * w1 * d ** (-1 / 3) * finite_size.OVERLAP_TAIL / np.sqrt(t) == pytest.approx(0.02)
     with pytest.raises(ValueError, match="eps"):
         finite_size.overlap_dimension(2.0, 0.5, 0.25, 0.0)

@@ -1,11 +1,13 @@
 """attnlib stands alone: its wheel builds, holds only the package, and works in a fresh virtual environment.
 
 The wheel is built (``pip wheel --no-deps``) from a copy of the repository, so the book, the tests and the
-benchmarks are there to be left out. It is installed into a new virtual environment with its declared
-dependencies only (numpy, scipy, matplotlib, threadpoolctl from the package index or pip's cache, at the
-versions of this environment, so the cache usually serves them), and a script run by that environment's python
-imports attnlib, evaluates the theory, simulates a small setting, draws a spectrum overlay on an Agg figure and
-checks that ``attnlib.views.explorers`` refuses to import without ipywidgets, naming the extra to install.
+benchmarks are there to be left out. It is installed (by this environment's pip, ``--no-deps --no-index``)
+into a new virtual environment without pip that holds its declared dependencies only: the distributions its
+``Requires-Dist`` names and theirs, in the versions of this environment, linked from this environment's
+site-packages rather than downloaded and unpacked again; ``pip check`` confirms that they satisfy the
+wheel's requirements. A script run by that environment's python imports attnlib, evaluates the theory,
+simulates a small setting, draws a spectrum overlay on an Agg figure and checks that ``attnlib.views.explorers``
+refuses to import without ipywidgets, naming the extra to install.
 """
 
 from __future__ import annotations
@@ -114,26 +116,48 @@ def wheel(tmp_path_factory) -> Path:
     return wheels[0]
 
 
+def _requirements(requires) -> list[str]:
+    """Names of the requirements that apply here without extras."""
+    from packaging.requirements import Requirement
+
+    reqs = [Requirement(r) for r in requires or []]
+    return [r.name for r in reqs if r.marker is None or r.marker.evaluate({"extra": ""})]
+
+
+def _dependencies(wheel: Path) -> list:
+    """This environment's distributions that the wheel's requirements name, and theirs (the closure)."""
+    todo, found = _requirements(_metadata(wheel).get_all("Requires-Dist")), {}
+    while todo:
+        dist = importlib.metadata.distribution(todo.pop())
+        name = dist.metadata["Name"].lower()
+        if name not in found:
+            found[name] = dist
+            todo += _requirements(dist.requires)
+    return list(found.values())
+
+
+def _link(dists, site: Path) -> None:
+    """Make ``dists`` importable in ``site`` by linking their top-level files and folders (as RECORDed)."""
+    for dist in dists:
+        tops = {f.parts[0] for f in dist.files or [] if f.parts[0] not in ("..", "__pycache__")}
+        for top in sorted(tops):
+            target = Path(dist.locate_file(top))
+            assert not (site / top).exists(), f"{top} of {dist.metadata['Name']} is already in {site}"
+            (site / top).symlink_to(target, target_is_directory=target.is_dir())
+
+
 @pytest.fixture(scope="module")
 def installed(wheel, tmp_path_factory) -> dict:
     """Install the wheel into a fresh virtual environment and run :data:`CHECK_SCRIPT` there."""
     work = tmp_path_factory.mktemp("attnlib-venv")
     env_dir = work / "venv"
-    try:
-        venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
-    except (OSError, subprocess.CalledProcessError) as exc:  # e.g. Debian without python3-venv (no ensurepip)
-        pytest.skip(f"this machine cannot create a virtual environment with pip ({exc}); "
-                    "install python3-venv to run the standalone-package test")
+    venv.EnvBuilder(with_pip=False, clear=True).create(env_dir)
     python = _venv_python(env_dir)
-    # Same versions as the environment running the tests (only those that get installed are constrained).
-    constraints = work / "constraints.txt"
-    pins = {}
-    for dist in importlib.metadata.distributions():  # the first of a name is the one that imports
-        name = (dist.metadata["Name"] or "").lower()
-        if name and name != "attnlib":
-            pins.setdefault(name, dist.version)
-    constraints.write_text("".join(f"{name}=={version}\n" for name, version in sorted(pins.items())))
-    _run([python, "-m", "pip", "install", *PIP_QUIET, "-c", constraints, wheel])
+    site = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
+    _link(_dependencies(wheel), site)
+    pip = [sys.executable, "-m", "pip", "--python", python]
+    _run([*pip, "install", *PIP_QUIET, "--no-deps", "--no-index", wheel])
+    _run([*pip, "check"])
     run_dir = work / "run"  # empty: nothing importable from the working directory
     run_dir.mkdir()
     proc = _run([python, "-c", CHECK_SCRIPT], cwd=run_dir)

@@ -13,9 +13,10 @@ For every page of the built HTML (chapters discovered from ``_toc.yml`` and from
 * every internal ``<a href>`` resolves to a built file, and its ``#fragment`` to an element id there;
 * no Markdown reached the page unrendered (a table output shown as raw ``| a | b |`` text);
 * the footer names the authors and the copyright year, and nothing links to a wrong repository;
-* a full-page screenshot is saved under ``_build/screenshots/`` (a CI artifact). Chapters are left to the
-  reading test (test_reading_in_browser.py), which saves them at 1280 and at 390 px: a second full-page
-  screenshot at 1280 px would double the longest step of this test and show nothing new.
+* with ``ATTNLIB_FULL_SCREENSHOTS=1``, a full-page screenshot is saved under ``_build/screenshots/``.
+  Chapters are left to the reading test (test_reading_in_browser.py), which saves them at 1280 and at 390
+  px: a second full-page screenshot at 1280 px would double the longest step of this test and show nothing
+  new.
 
 Besides: the root ``index.html`` opened from the file system (``file://``, no server) redirects and renders
 the same way, and MathJax's accessibility features (menu: explorer, speech) load entirely from the build.
@@ -34,7 +35,7 @@ from urllib.parse import unquote, urldefrag, urlsplit
 import pytest
 import yaml
 
-from .conftest import ENABLED, HTML, REPO, RESULTS
+from .conftest import ENABLED, FULL_SCREENSHOTS, HTML, REPO, RESULTS
 
 if not ENABLED:
     pytest.skip(
@@ -334,7 +335,7 @@ def visit(browser, url: str, is_local, screenshot: Path | None = None, redirect_
 def test_page_renders_offline(page_path, html_root, base_url, browser, screenshots_dir):
     doc = page_path.removesuffix(".html")
     own = doc not in CHAPTERS
-    shot = screenshots_dir / (f"{doc}.png" if own else f"{doc}.1280.png")
+    shot = screenshots_dir / (f"{doc}.png" if own else f"{doc}.1280.png") if FULL_SCREENSHOTS else None
     v = visit(browser, base_url + page_path, lambda url: url.startswith(base_url), shot if own else None)
 
     internal = sorted({u for u in v.links if u.startswith(base_url)})
@@ -352,7 +353,7 @@ def test_page_renders_offline(page_path, html_root, base_url, browser, screensho
         "local_failures": v.local_failures,
         "console_errors": v.console_errors,
         "console_warnings": v.console_warnings,
-        "screenshot": str(shot.relative_to(REPO) if shot.is_relative_to(REPO) else shot),
+        "screenshot": shot and str(shot.relative_to(REPO) if shot.is_relative_to(REPO) else shot),
     }
 
     problems = v.problems()

@@ -23,8 +23,9 @@ cut off as in test_book_in_browser.py, in ONE page load per width:
 
 The screens of each page (scrollHeight / 900 at 1280 x 900) go to ``_build/reading-report.json``, and the
 introduction and Part I together must fit in ``SCREEN_BUDGET`` screens: a layout budget, not a timing.
-Full-page screenshots at both widths are saved as ``<page>.1280.png`` and ``<page>.390.png``, and the first
-screen of the introduction as ``book/intro.first.1280.png`` and ``book/intro.first.390.png``.
+The first screen of the introduction is saved as ``book/intro.first.1280.png`` and
+``book/intro.first.390.png``; with ``ATTNLIB_FULL_SCREENSHOTS=1`` full-page screenshots at both widths too,
+as ``<page>.1280.png`` and ``<page>.390.png``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ENABLED, READING
+from .conftest import ENABLED, FULL_SCREENSHOTS, READING
 from .test_book_in_browser import chapter_documents
 
 if not ENABLED:
@@ -234,7 +235,8 @@ def reading_problems(doc: str, width: int, m: dict) -> list[str]:
 @pytest.mark.parametrize(("doc", "width"), CASES, ids=[f"{d}-{w}" for d, w in CASES])
 def test_page_reads_as_a_book(doc, width, base_url, browser, screenshots_dir):
     first = screenshots_dir / f"{doc}.first.{width}.png" if doc == INTRO else None
-    m = measure(browser, f"{base_url}{doc}.html", width, screenshots_dir / f"{doc}.{width}.png", first)
+    full = screenshots_dir / f"{doc}.{width}.png" if FULL_SCREENSHOTS else None
+    m = measure(browser, f"{base_url}{doc}.html", width, full, first)
     problems = reading_problems(doc, width, m)
     READING.setdefault(doc, {})[str(width)] = {
         "equations": len(m["equations"]), "images": len(m["images"]), "visible_code_cells": len(m["code"]),

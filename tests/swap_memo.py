@@ -1,0 +1,296 @@
+"""Memoised Monte-Carlo results for the swap runs (tests/test_swaps.py): a swap that does not touch the code of
+a simulation gets that simulation's stored result instead of recomputing it.
+
+Most swaps replace a closed form (a spike formula, a threshold, a variance); the chapter's simulations do not
+call it, so their results are the same with and without the swap, bit for bit. The engine functions in
+``ENGINE`` are wrapped (in the swap run's process only) so that a call
+
+1. builds a key from the function and its full arguments (pickled; every ``numpy.random.Generator`` among them
+   by its state, so the seed and the stream position are part of the key);
+2. looks the key up in the store (a directory of pickles). An entry holds the result, the Generators' states
+   after the call and *every attnlib function the call executed* (traced in every thread when the entry was
+   computed). It is used only if none of those functions was replaced by the swap: then the call would
+   execute exactly the same code on the same data. The Generators are set to their stored states, so the
+   chapter's random streams continue as if the call had run;
+3. otherwise computes the result (tracing it), and stores it only if no replaced function ran and the call
+   left its other arguments unchanged.
+
+A swap counts as replacing a function when a binding of an attnlib module, or of a class defined in attnlib,
+changes in the swap's cell (a function, method, property or ``functools`` cache is compared by its code). A
+swap that changes anything else (a constant, an array) turns the memo off for its run: every call computes.
+Functions behind a ``functools.lru_cache`` count as executed when their cache was consulted during the call.
+
+The store's directory is named by a fingerprint of attnlib's sources, of ``book/data`` and of the numerical
+libraries' versions, so a stale entry is never read.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import os
+import pickle
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = str(REPO / "attnlib") + os.sep
+
+#: The engine: functions whose calls simulate (module -> names). Add a function here when a chapter spends
+#: seconds in it; nothing else needs to change.
+ENGINE = {
+    "attnlib.engine.montecarlo": ("sweep", "finite_size_scan"),
+    "attnlib.engine.simulation": ("simulate",),
+    "attnlib.studies.k_class_sweep": ("sweep",),
+    "attnlib.studies.real_layer": ("layer_scan", "layer_draw"),
+    "attnlib.studies.causal_attention": ("deviation_scan",),
+    "attnlib.studies.token_mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments"),
+    "attnlib.studies.finite_size": ("nested_draws",),
+    "attnlib.studies.experiment": ("run_experiment",),
+    "attnlib.engine.spectrum_stats": ("distance_floor",),
+    "attnlib.views.webexplorer": ("embed",),
+}
+
+
+def fingerprint() -> str:
+    """Hash of attnlib's sources, the stored data and the numerical libraries' versions."""
+    import scipy
+
+    h = hashlib.sha256(f"{sys.version}|{np.__version__}|{scipy.__version__}".encode())
+    for path in sorted([*(REPO / "attnlib").rglob("*.py"), *(REPO / "book" / "data").glob("*")]):
+        if path.is_file():
+            h.update(str(path.relative_to(REPO)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class _State:
+    directory: Path | None = None  # the store; None: memo off
+    replaced: frozenset = frozenset()  # code keys of the functions the swap replaced
+    planted: frozenset = frozenset()  # code objects of the functions the swap put in their place
+    depth = 0  # > 0 inside a memoised call: nested engine calls run directly
+    hits = misses = stored = 0
+
+
+STATE = _State()
+
+
+def _code_key(code) -> tuple:
+    return code.co_filename, code.co_firstlineno, code.co_name
+
+
+# ------------------------------------------------------------------------------------------------ keys
+
+
+class _KeyPickler(pickle.Pickler):
+    """Pickles arguments with every Generator replaced by a placeholder; the Generators are collected."""
+
+    def __init__(self, file, generators):
+        super().__init__(file, protocol=5)
+        self.generators = generators
+
+    def reducer_override(self, obj):
+        if isinstance(obj, np.random.Generator):
+            self.generators.append(obj)
+            return _Placeholder, (len(self.generators) - 1,)
+        return NotImplemented
+
+
+class _Placeholder:
+    def __init__(self, index):
+        self.index = index
+
+
+def _arguments(args, kwargs) -> tuple[bytes, list]:
+    generators: list = []
+    buffer = io.BytesIO()
+    _KeyPickler(buffer, generators).dump((args, sorted(kwargs.items())))
+    return buffer.getvalue(), generators
+
+
+def _states(generators) -> list:
+    return [g.bit_generator.state for g in generators]
+
+
+# ------------------------------------------------------------------------------------------------ tracing
+
+
+def _lru_caches() -> list:
+    """(cache wrapper, key of the cached function's code) for every functools cache in attnlib's modules."""
+    found = {}
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "__name__", "").startswith("attnlib"):
+            for value in list(vars(mod).values()):
+                inner = getattr(value, "__wrapped__", None)
+                if hasattr(value, "cache_info") and hasattr(inner, "__code__"):
+                    found[id(value)] = (value, _code_key(inner.__code__))
+    return list(found.values())
+
+
+def _traced(fn, args, kwargs) -> tuple[object, set, bool]:
+    """Call fn, returning its result, the code keys of every attnlib function executed (all threads) and
+    whether a function the swap planted ran. attnlib's ``functools`` caches are emptied first, so that every
+    function whose value the call uses is computed, and traced, inside it."""
+    codes: set = set()
+    planted = STATE.planted
+
+    def profile(frame, event, arg):
+        if event == "call" and (frame.f_code.co_filename.startswith(PACKAGE) or frame.f_code in planted):
+            codes.add(frame.f_code)
+
+    caches = _lru_caches()
+    for cache, _ in caches:  # a value cached before the call would hide what computing it executes
+        cache.cache_clear()
+    before = [c.cache_info()[:2] for c, _ in caches]
+    previous = sys.getprofile()
+    threading.setprofile(profile)
+    sys.setprofile(profile)
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        sys.setprofile(previous)
+        threading.setprofile(None)
+    keys = {_code_key(c) for c in codes}
+    keys.update(key for (c, key), b in zip(caches, before) if c.cache_info()[:2] != b)
+    return result, keys, bool(codes & planted)
+
+
+# ------------------------------------------------------------------------------------------------ the memo
+
+
+def memoised(fn, name: str):
+    """``fn`` with its results stored and reused as the module docstring describes."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if STATE.directory is None or STATE.depth:
+            return fn(*args, **kwargs)
+        try:
+            frozen, generators = _arguments(args, kwargs)
+        except Exception:  # unpicklable arguments (a lambda, an executor): no memo for this call
+            return fn(*args, **kwargs)
+        h = hashlib.sha256(name.encode() + frozen)
+        h.update(pickle.dumps(_states(generators)))
+        path = STATE.directory / f"{h.hexdigest()}.pkl"
+        if path.exists():
+            try:
+                with path.open("rb") as f:
+                    codes, states, result = pickle.load(f)
+            except Exception:
+                codes = None
+            if codes is not None and not (codes & STATE.replaced):
+                for g, state in zip(generators, states):
+                    g.bit_generator.state = state
+                STATE.hits += 1
+                return result
+        STATE.misses += 1
+        STATE.depth += 1
+        try:
+            result, codes, planted_ran = _traced(fn, args, kwargs)
+        finally:
+            STATE.depth -= 1
+        if planted_ran or codes & STATE.replaced:  # the swap's code ran, or the original reached it
+            return result
+        try:
+            after, _ = _arguments(args, kwargs)
+            if after != frozen:  # the call changed an argument (other than a Generator): not a pure call
+                return result
+            data = pickle.dumps((codes, _states(generators), result), protocol=5)
+        except Exception:
+            return result
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        STATE.stored += 1
+        return result
+
+    wrapper.memo_wrapped = fn
+    return wrapper
+
+
+def _rebind(original, new) -> int:
+    """Replace ``original`` by ``new`` in every attnlib module that refers to it; the number of bindings."""
+    count = 0
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "__name__", "").startswith("attnlib"):
+            for attr, value in list(vars(mod).items()):
+                if value is original:
+                    setattr(mod, attr, new)
+                    count += 1
+    return count
+
+
+def install(directory: Path) -> None:
+    """Wrap the engine functions (importing their modules) and use ``directory`` as the store."""
+    import importlib
+
+    for module_name, names in ENGINE.items():
+        module = importlib.import_module(module_name)
+        for name in names:
+            original = getattr(module, name)
+            if not hasattr(original, "memo_wrapped"):
+                _rebind(original, memoised(original, f"{module_name}.{name}"))
+    directory.mkdir(parents=True, exist_ok=True)
+    STATE.directory = directory
+
+
+# ------------------------------------------------------------------------------------------------ swaps
+
+
+def snapshot() -> dict:
+    """Every binding of attnlib's modules and of the classes they define: {(owner, name): value}."""
+    out = {}
+    for mod in list(sys.modules.values()):
+        modname = getattr(mod, "__name__", "")
+        if not modname.startswith("attnlib"):
+            continue
+        for attr, value in list(vars(mod).items()):
+            out[modname, attr] = value
+            if isinstance(value, type) and getattr(value, "__module__", "").startswith("attnlib"):
+                for cattr, cvalue in list(vars(value).items()):
+                    out[f"{value.__module__}.{value.__qualname__}", cattr] = cvalue
+    return out
+
+
+def _functions(value) -> list | None:
+    """The code objects behind a binding, or None if it is not a function-like object."""
+    value = getattr(value, "memo_wrapped", value)
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        parts = [p for p in (value.fget, value.fset, value.fdel) if p is not None]
+        codes = [_functions(p) for p in parts]
+        return None if any(c is None for c in codes) else [c for cs in codes for c in cs]
+    if isinstance(value, functools.partial):
+        value = value.func
+    value = getattr(value, "__wrapped__", value)
+    code = getattr(value, "__code__", None)
+    return None if code is None else [code]
+
+
+def note_swap(before: dict) -> str:
+    """Compare attnlib's bindings with ``before`` (taken before the swap's cell). A replaced function makes the
+    entries that executed it unusable; a call that runs a function the swap planted (or the replaced one) is
+    not stored. A change the memo cannot trace (a constant, an array, a builtin put in place of a function)
+    turns the memo off. Returns a one-line summary."""
+    after = snapshot()
+    replaced, planted, other = set(), set(), []
+    for key, old in before.items():
+        if key in after and after[key] is not old:
+            if isinstance(old, type(sys)) and isinstance(after[key], type(sys)):
+                continue  # a submodule imported under the same name
+            old_codes, new_codes = _functions(old), _functions(after[key])
+            if old_codes is None or new_codes is None:
+                other.append(".".join(key))
+                continue
+            replaced.update(_code_key(c) for c in old_codes)
+            planted.update(new_codes)
+    STATE.replaced, STATE.planted = frozenset(replaced), frozenset(planted)
+    if other:
+        STATE.directory = None
+        return f"memo off (the swap changed {', '.join(sorted(other))})"
+    return f"{len(replaced)} function(s) replaced"
