@@ -12,7 +12,7 @@ import numpy as np
 
 import attnlib
 from attnlib import Setting
-from attnlib.engine import spectrum_stats, slq
+from attnlib.engine import compare, slq
 from attnlib.theory import spectral_laws
 from attnlib.model import positional as P
 from attnlib.views.tables import markdown_text
@@ -26,7 +26,7 @@ def null_setting(d: int) -> Setting:
 
 
 _GROWING = """
-from attnlib.engine import spectrum_stats, operators
+from attnlib.engine import compare, operators
 from attnlib.theory import spectral_laws
 from attnlib.model import generative
 s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=0.0, process=attnlib.model.positional.independent(16), weights="mean")
@@ -48,7 +48,7 @@ def bench_slq(rep, quick: bool, repeats: int):
     edges = np.linspace(law.lower, law.upper, 51)
     t_exact, exact = timed(lambda: attnlib.simulate(s, np.random.default_rng(SEED), spectrum="exact"))
     hist = np.histogram(exact.spectrum, bins=edges)[0] / d
-    l1_exact = spectrum_stats.histogram_l1(exact.spectrum, law)
+    l1_exact = compare.histogram_l1(exact.spectrum, law)
     rows = [("exact eigenvalues (dense, float64)", "–", fmt_time(t_exact), "0", f"{l1_exact:.4f}")]
     sizes = ((8, 20),) if quick else ((8, 30), (32, 30), (128, 30))
     default = slq.SLQ()
@@ -68,7 +68,7 @@ def bench_slq(rep, quick: bool, repeats: int):
               "its exact eigenvalues (`simulate(..., spectrum=\"exact\")`) and its SLQ density "
               "(`simulate(..., spectrum=SLQ(probes, degree))`, the same random numbers in single precision). "
               "*between*: sum over 50 bins on the law's support of |SLQ bin mass - exact histogram fraction|; "
-              "*vs law*: `SpectralDensity.histogram_l1`, the convention of `spectrum_stats.histogram_l1` (mass outside the "
+              "*vs law*: `SpectralDensity.histogram_l1`, the convention of `compare.histogram_l1` (mass outside the "
               "support counts). Time: the whole draw (the exact one includes forming S and all its "
               "eigenvalues).\n\n"
               + markdown_text(("estimate", "products", "time", "L1 between", "L1 vs law"), rows))

@@ -47,7 +47,7 @@ sys.path.insert(0, str(REPO))
 
 import attnlib  # noqa: E402
 from attnlib import Setting, theory  # noqa: E402
-from attnlib.engine import spectrum_stats
+from attnlib.engine import compare
 from attnlib.theory import spectral_laws, fluctuations
 from attnlib.studies import finite_size
 from attnlib.model import positional, weights
@@ -114,7 +114,7 @@ def _draw(setting: Setting, stream, k: int, spectrum):
     l1 = np.nan
     if spectrum is not None:
         law = spectral_laws.bulk_law(setting.delta, setting.gamma, setting.kappa)
-        l1 = spectrum_stats.histogram_l1(draw.spectrum if spectrum == "exact" else draw.density, law)
+        l1 = compare.histogram_l1(draw.spectrum if spectrum == "exact" else draw.density, law)
     return draw.top_eigenvalues, draw.overlaps[1], h2, l1
 
 

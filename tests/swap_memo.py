@@ -51,7 +51,7 @@ ENGINE = {
     "attnlib.studies.token_mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments"),
     "attnlib.studies.finite_size": ("nested_draws",),
     "attnlib.studies.experiment": ("run_experiment",),
-    "attnlib.engine.spectrum_stats": ("distance_floor",),
+    "attnlib.engine.compare": ("distance_floor",),
     "attnlib.views.webexplorer": ("embed",),
 }
 

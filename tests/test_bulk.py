@@ -1,4 +1,4 @@
-"""attnlib.engine.spectrum_stats: CDFs against quadrature, distances against exact constructions and scipy, and the finite-T
+"""attnlib.engine.compare: CDFs against quadrature, distances against exact constructions and scipy, and the finite-T
 token-mixing moments against dense linear algebra and their exact (Poisson) expectations."""
 
 
@@ -8,7 +8,7 @@ from scipy import stats
 from scipy.integrate import quad
 
 from attnlib import Setting, sweep, theory
-from attnlib.engine import spectrum_stats
+from attnlib.engine import compare
 from attnlib.theory import spectral_laws
 from attnlib.studies import token_mixing
 from attnlib.views import plotting
@@ -66,35 +66,35 @@ def test_bin_masses_sum_to_continuous_mass():
 def test_distances_vanish_on_quantile_points(delta, gamma):
     law = spectral_laws.bulk_law(delta, gamma)
     x = _quantiles(law, 20_000)
-    assert spectrum_stats.ks_distance(x, law) <= 1 / 20_000 + 1e-6
-    assert spectrum_stats.histogram_l1(x, law, bins=50) < 50 / 20_000
-    assert spectrum_stats.zero_fraction(x) == pytest.approx(law.atom, abs=1 / 20_000)
+    assert compare.ks_distance(x, law) <= 1 / 20_000 + 1e-6
+    assert compare.histogram_l1(x, law, bins=50) < 50 / 20_000
+    assert compare.zero_fraction(x) == pytest.approx(law.atom, abs=1 / 20_000)
 
 
 def test_ks_matches_scipy_for_a_continuous_law():
     law = spectral_laws.bulk_law(0.5, 0.25)
     x = np.random.default_rng(0).uniform(law.lower, law.upper, 3000)
     ref = stats.kstest(x, law.cdf).statistic
-    assert spectrum_stats.ks_distance(x, law) == pytest.approx(ref, abs=1e-12)
+    assert compare.ks_distance(x, law) == pytest.approx(ref, abs=1e-12)
 
 
 def test_ks_with_atom_counts_the_jump():
     law = spectral_laws.bulk_law(2.0, 0.5)  # atom 1/2
     cont = _quantiles(law, 2000)[1000:]  # the continuous half, exactly placed
-    no_zeros = spectrum_stats.ks_distance(cont, law)  # all mass on the continuous part: off by the whole atom
+    no_zeros = compare.ks_distance(cont, law)  # all mass on the continuous part: off by the whole atom
     assert no_zeros == pytest.approx(0.5, abs=1e-3)
     too_many = np.concatenate([np.zeros(1500), cont[::2]])  # 3/4 zeros
-    assert spectrum_stats.ks_distance(too_many, law) == pytest.approx(0.25, abs=2e-3)
+    assert compare.ks_distance(too_many, law) == pytest.approx(0.25, abs=2e-3)
 
 
 def test_l1_counts_mass_outside_and_atom():
     law = spectral_laws.bulk_law(0.5, 0.25)
     far = np.full(100, 2 * law.upper)
-    assert spectrum_stats.histogram_l1(far, law) == pytest.approx(2.0)
+    assert compare.histogram_l1(far, law) == pytest.approx(2.0)
     law_atom = spectral_laws.bulk_law(0.5, 3.0)
     x = _quantiles(law_atom, 30_000)
     moved = np.where(x == 0, law_atom.upper * 2, x)  # the atom's mass moved above the support
-    assert spectrum_stats.histogram_l1(moved, law_atom) == pytest.approx(2 * law_atom.atom, abs=3e-3)
+    assert compare.histogram_l1(moved, law_atom) == pytest.approx(2 * law_atom.atom, abs=3e-3)
 
 
 def test_l1_of_iid_sample_is_at_the_sampling_level():
@@ -102,15 +102,15 @@ def test_l1_of_iid_sample_is_at_the_sampling_level():
     law = spectral_laws.bulk_law(0.2, 0.8)
     u = np.random.default_rng(1).uniform(size=20_000)
     x = np.interp(u, law._F, law._x)
-    l1 = spectrum_stats.histogram_l1(x, law, bins=50)
+    l1 = compare.histogram_l1(x, law, bins=50)
     assert 0.3 * np.sqrt(50 / 20_000) < l1 < 1.5 * np.sqrt(50 / 20_000)
 
 
 def test_mp_law_is_far_from_the_bulk_law_on_its_own_samples():
     law = spectral_laws.bulk_law(0.5, 0.25)
     x = _quantiles(law, 10_000)
-    assert spectrum_stats.ks_distance(x, spectral_laws.mp_law(0.25)) > 0.05
-    assert spectrum_stats.histogram_l1(x, spectral_laws.mp_law(0.25)) > 0.3
+    assert compare.ks_distance(x, spectral_laws.mp_law(0.25)) > 0.05
+    assert compare.histogram_l1(x, spectral_laws.mp_law(0.25)) > 0.3
 
 
 # ----------------------------------------------------------------------------- moments, extremes
@@ -118,12 +118,12 @@ def test_mp_law_is_far_from_the_bulk_law_on_its_own_samples():
 
 def test_spectrum_moments_shapes_and_values():
     ev = np.random.default_rng(2).uniform(0, 3, size=(4, 500))
-    m = spectrum_stats.spectrum_moments(ev, 3, scale=2.0)
+    m = compare.spectrum_moments(ev, 3, scale=2.0)
     assert m.shape == (4, 3)
     np.testing.assert_allclose(m[:, 1], np.mean((ev / 2) ** 2, axis=1))
-    assert spectrum_stats.spectrum_moments(ev[0], 2).shape == (2,)
+    assert compare.spectrum_moments(ev[0], 2).shape == (2,)
     law = spectral_laws.bulk_law(0.5, 3.0)
-    np.testing.assert_allclose(spectrum_stats.spectrum_moments(_quantiles(law, 200_000), 3),
+    np.testing.assert_allclose(compare.spectrum_moments(_quantiles(law, 200_000), 3),
                                theory.bulk_moments(3, 0.5, 3.0), rtol=2e-3)
 
 
@@ -137,10 +137,10 @@ def test_mp_moments_are_narayana_and_match_density():
 
 def test_extremes_and_zero_fraction():
     ev = np.array([[0.0, 1e-16, 0.3, 2.0], [0.0, 0.5, 0.6, 1.5]])
-    small, large = spectrum_stats.extreme_eigenvalues(ev)
+    small, large = compare.extreme_eigenvalues(ev)
     np.testing.assert_allclose(small, [0.3, 0.5])
     np.testing.assert_allclose(large, [2.0, 1.5])
-    assert spectrum_stats.zero_fraction(ev) == pytest.approx(3 / 8)
+    assert compare.zero_fraction(ev) == pytest.approx(3 / 8)
 
 
 # ----------------------------------------------------------------------------- finite T
@@ -276,13 +276,13 @@ def test_exact_spectra_and_t_departure_shapes():
 def test_bad_input_raises_named_errors():
     law = spectral_laws.bulk_law(0.5, 0.25)
     with pytest.raises(ValueError, match="law"):
-        spectrum_stats.ks_distance([1.0, 2.0], "bulk")
+        compare.ks_distance([1.0, 2.0], "bulk")
     with pytest.raises(ValueError, match="eigenvalues"):
-        spectrum_stats.histogram_l1([], law)
+        compare.histogram_l1([], law)
     with pytest.raises(ValueError, match="eigenvalues"):
-        spectrum_stats.ks_distance([-1.0, 1.0], law)
+        compare.ks_distance([-1.0, 1.0], law)
     with pytest.raises(ValueError, match="bins"):
-        spectrum_stats.histogram_l1([1.0], law, bins=0)
+        compare.histogram_l1([1.0], law, bins=0)
     with pytest.raises(ValueError, match="delta"):
         spectral_laws.bulk_law(-1, 0.5)
     with pytest.raises(ValueError, match="ratio"):

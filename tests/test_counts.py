@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from attnlib import Setting, sweep, theory
-from attnlib.engine import spectrum_stats
+from attnlib.engine import compare
 from attnlib.theory import spectral_laws, single_token
 from attnlib.studies import token_mixing
 from attnlib.model import positional
@@ -90,7 +90,7 @@ def test_one_token_pooling_against_monte_carlo():
     edge, book = single_token.lower_edge(s.delta, s.gamma), theory.bulk_edges(s.delta, s.gamma)[0]
     assert abs(smallest.mean() - edge) < abs(smallest.mean() - book) / 3
     law = single_token.one_token_law(s.delta, s.gamma)
-    assert spectrum_stats.ks_distance(sw.spectra[0], law) < spectrum_stats.ks_distance(sw.spectra[0], spectral_laws.bulk_law(s.delta, s.gamma)) / 2
+    assert compare.ks_distance(sw.spectra[0], law) < compare.ks_distance(sw.spectra[0], spectral_laws.bulk_law(s.delta, s.gamma)) / 2
 
 
 @pytest.mark.parametrize(

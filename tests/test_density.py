@@ -4,7 +4,7 @@
 * With random probes, the estimate is close to the exact eigenvalues of the same draw (d = 400, 64 probes,
   40 steps). Distribution functions on a fine grid: the probes' noise has sd sqrt(2 F (1 - F) / (d P)) <= 0.0045
   and the exact one is a staircase of steps 1/d = 0.0025 (measured sup distance 0.006-0.011 over six probe
-  seeds): the check is 0.02. Binned (10 bins on the law's support, the convention of attnlib.engine.spectrum_stats.histogram_l1):
+  seeds): the check is 0.02. Binned (10 bins on the law's support, the convention of attnlib.engine.compare.histogram_l1):
   measured L1 0.019-0.027, checked at 0.05. With 50 bins the exact histogram of 400 eigenvalues is itself too
   coarse (about 8 per bin: its L1 to the law is 0.10, the estimate's 0.04-0.05); the benchmark compares 50 bins
   at d = 2000 (bench/results.md).
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from attnlib import Setting, simulate, sweep
-from attnlib.engine import spectrum_stats, slq, operators
+from attnlib.engine import compare, slq, operators
 from attnlib.theory import spectral_laws
 from attnlib.numerics import linalg
 from attnlib.model import generative, positional as P
@@ -53,7 +53,7 @@ def test_slq_density_matches_the_exact_eigenvalues_of_the_same_draw():
     assert np.abs(est.masses(edges) - counts / ev.size).sum() < 0.05
     assert est.cdf(0.0) == 0.0 and est.cdf(2 * ev.max()) == pytest.approx(1.0)
     assert est.moments(2)[0] == pytest.approx(ev.mean(), rel=0.02)  # first moment: unbiased, sd ~ 1/sqrt(dP)
-    assert est.histogram_l1(law) < spectrum_stats.histogram_l1(ev, law) and est.zero_fraction() == 0.0
+    assert est.histogram_l1(law) < compare.histogram_l1(ev, law) and est.zero_fraction() == 0.0
 
 
 def test_zero_eigenvalues_form_the_atom():

@@ -6,12 +6,12 @@
 * :mod:`~attnlib.engine.operators`: S and the population covariance applied without forming them;
 * :mod:`~attnlib.engine.slq`: spectral densities by stochastic Lanczos quadrature;
 * :mod:`~attnlib.engine.cost`: the work and memory of each path, and the memory check;
-* :mod:`~attnlib.engine.spectrum_stats`: simulated spectra against a law (distances, extremes, moments);
+* :mod:`~attnlib.engine.compare`: simulated spectra against a law (distances, extremes, moments);
 * :mod:`~attnlib.engine.progress`: progress bars.
 
 Imports only the layers below (numerics, theory, model).
 """
 
-from attnlib.engine import cost, montecarlo, operators, progress, simulation, slq, spectrum_stats
+from attnlib.engine import cost, montecarlo, operators, progress, simulation, slq, compare
 
 __all__ = ["simulation", "montecarlo", "operators", "slq", "cost", "spectra", "progress"]

@@ -34,7 +34,7 @@ from scipy.linalg import eigh_tridiagonal
 from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
-from attnlib.engine import spectrum_stats
+from attnlib.engine import compare
 from attnlib.numerics.linalg import one_blas_thread
 
 __all__ = ["ZERO_TOL", "SLQ", "SpectralDensity", "slq", "lanczos_quadrature"]
@@ -163,8 +163,8 @@ class SpectralDensity:
 
     def histogram_l1(self, law, bins: int = 50) -> float:
         """L1 distance to ``law`` (an :class:`attnlib.theory.spectral_laws.Law`) on ``bins`` equal bins of its support:
-        :func:`attnlib.engine.spectrum_stats.histogram_l1` of this estimate (bin masses, mass outside the support, zero fraction)."""
-        return spectrum_stats.histogram_l1(self, law, bins)
+        :func:`attnlib.engine.compare.histogram_l1` of this estimate (bin masses, mass outside the support, zero fraction)."""
+        return compare.histogram_l1(self, law, bins)
 
     def moments(self, k: int = 4, scale=1.0) -> np.ndarray:
         """Estimated moments (1/d) tr (S/scale)^j, j = 1..k (exact for each probe up to j = 2 degree - 1)."""

@@ -19,7 +19,7 @@ from attnlib.numerics import checks as _v
 from attnlib.model import positional
 from attnlib import theory
 from attnlib.theory.spectral_laws import Law, bulk_law
-from attnlib.engine.spectrum_stats import (distance_floor, extreme_eigenvalues,
+from attnlib.engine.compare import (distance_floor, extreme_eigenvalues,
     finite_size_parameters, spectrum_moments)
 from attnlib.model.generative import sample_tokens, token_matrix
 from attnlib.engine.montecarlo import sweep
@@ -146,11 +146,11 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
 class TDeparture:
     """S at several numbers of tokens T per sequence (mean pooling, independent signs, mu = 0: no outlier).
 
-    Units: kappa' and the law ``law`` (unit scale) at :func:`attnlib.engine.spectrum_stats.finite_size_parameters`. ``spectra``: dict T ->
+    Units: kappa' and the law ``law`` (unit scale) at :func:`attnlib.engine.compare.finite_size_parameters`. ``spectra``: dict T ->
     eigenvalues of S/kappa', shape (draws, d). ``moments``: (len(T), draws, 4), moments of S/kappa'.
     ``m4`` / ``m4_se``: mean and standard error of the 4th; ``m4_law``: the law's; ``m4_predicted``: plus
     :func:`m4_shift` (the limiting excess, which is also that of the free cumulant k_4). ``lowest`` /
-    ``highest`` (``*_se``): mean smallest non-zero and largest eigenvalue. ``ks``: one :class:`attnlib.engine.spectrum_stats.Floor` (KS) per
+    ``highest`` (``*_se``): mean smallest non-zero and largest eigenvalue. ``ks``: one :class:`attnlib.engine.compare.Floor` (KS) per
     T. ``delta``, ``gamma``, ``edges``: the realised ratios d/V, d/N and the bulk edges there.
     """
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnlib.engine.spectrum_stats import as_spectrum
+from attnlib.engine.compare import as_spectrum
 from attnlib.numerics import checks as _v
 from attnlib.numerics.linalg import zero_mask
 from attnlib.theory import spike
@@ -157,7 +157,7 @@ def model_schematic(axes, rng, *, delta=0.2, gamma=0.2, theta=2.0):
     1. the vocabulary: token embeddings e_v = s_v mu + z_v, two clouds around +mu and -mu;
     2. one sequence: the signs xi_t of T = 8 positions (the first 3 share one sign) and weights w_t;
     3. pooled vectors c_n: the noise averages down, the class signal stays, along +-mu;
-    4. the spectrum of S: the bulk kappa(MP_delta ⊠ MP_gamma) (the law of :mod:`attnlib.engine.spectrum_stats`) and the
+    4. the spectrum of S: the bulk kappa(MP_delta ⊠ MP_gamma) (the law of :mod:`attnlib.engine.compare`) and the
        outlier that carries the signal, at its predicted place for spike strength ``theta``.
 
     ``rng`` (a ``numpy.random.Generator``) draws the illustrative points. All text is 9 pt.

@@ -76,7 +76,7 @@ SWAPS = {
     """,
     # the edge evaluated at N and V, with no degree of freedom lost to the centring
     "finite-size edge without the centring": """
-        _B = attnlib.engine.spectrum_stats
+        _B = attnlib.engine.compare
         _swap(_B, "finite_size_parameters", lambda setting: (setting.delta, setting.gamma, setting.kappa))
     """,
     # the critical window at the CLT width d^(-1/2)

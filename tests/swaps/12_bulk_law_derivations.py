@@ -62,7 +62,7 @@ SWAPS = {
     """,
     # the lower edge measured on the upper edge's Tracy-Widom scale
     "lower edge on the upper edge's scale": """
-        import attnlib.engine.spectrum_stats as _bulk
+        import attnlib.engine.compare as _bulk
         import attnlib.theory.fluctuations as _fl
         _swap(_bulk, "lower_edge_scale", fluctuations.edge_scale)
     """,
