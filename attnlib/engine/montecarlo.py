@@ -30,7 +30,7 @@ from attnlib.numerics.randomness import streams
 from attnlib.engine import cost as _cost
 from attnlib.engine.slq import SpectralDensity
 from attnlib.numerics.linalg import BLAS, BLAS_THREAD
-from attnlib.model.generative import pool_workers
+from attnlib.model.pooling import pool_workers
 from attnlib.engine.progress import progress
 from attnlib.model.setting import Setting
 from attnlib.engine.simulation import LEVELS, METHODS, draw, plan, spectrum_option

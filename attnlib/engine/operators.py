@@ -24,7 +24,8 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from attnlib.numerics import checks as _v
 from attnlib.numerics.linalg import one_blas_thread, start_vector
-from attnlib.model.generative import Vocabulary, token_csr
+from attnlib.model.generative import Vocabulary
+from attnlib.model.pooling import token_csr
 
 __all__ = ["TOL", "NCV_ONE", "SampleCovariance", "PopulationCovariance", "top_eigenpairs"]
 

@@ -37,7 +37,8 @@ from attnlib.engine import cost as _cost
 from attnlib.engine.slq import SLQ, SpectralDensity
 from attnlib.numerics.linalg import (eigen, one_blas_thread, squared_cosines,
     start_vector)
-from attnlib.model.generative import Vocabulary, draw_tokens, make_vocabulary, pool_table
+from attnlib.model.generative import Vocabulary, draw_tokens, make_vocabulary
+from attnlib.model.pooling import pool_table
 from attnlib.engine.operators import (PopulationCovariance, SampleCovariance,
     top_eigenpairs)
 from attnlib.model.setting import Setting

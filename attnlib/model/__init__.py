@@ -6,14 +6,15 @@
 * :mod:`~attnlib.model.setting`: :class:`~attnlib.model.setting.Setting`, a finite setting (valid once built);
 * :mod:`~attnlib.model.noise`, :mod:`~attnlib.model.frequencies` and :mod:`~attnlib.model.variants`: the
   model variants (noise laws and covariance, token frequencies, gathered in ``ModelOptions``);
-* :mod:`~attnlib.model.generative`: the generative draw (vocabulary, tokens, pooling, population covariance);
+* :mod:`~attnlib.model.generative`: the generative draw (vocabulary, tokens, population covariance);
+* :mod:`~attnlib.model.pooling`: attention pooling (the sparse token-weight matrix, the pooled vectors);
 * :mod:`~attnlib.model.k_classes`: more than two classes.
 
 Imports only :mod:`attnlib.numerics` and :mod:`attnlib.theory`.
 """
 
-from attnlib.model import (frequencies, generative, k_classes, limit, noise, positional, setting, variants,
-                           weights)
+from attnlib.model import (frequencies, generative, k_classes, limit, noise, pooling, positional, setting,
+                           variants, weights)
 
 __all__ = ["positional", "weights", "limit", "setting", "noise", "frequencies", "variants", "generative",
-           "k_classes"]
+           "pooling", "k_classes"]

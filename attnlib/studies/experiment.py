@@ -22,8 +22,8 @@ from attnlib.numerics import checks as _v
 from attnlib.studies.classifiers import (DEFAULT_LAMBDAS, Decomposition, lambda_grid,
     ridge_path, signed_fit, accuracy)
 from attnlib.numerics.linalg import squared_cosine
-from attnlib.model.generative import (Vocabulary, draw_vocabulary, pool,
-    population_covariance, sample_tokens)
+from attnlib.model.generative import Vocabulary, draw_vocabulary, population_covariance, sample_tokens
+from attnlib.model.pooling import pool
 from attnlib.engine.montecarlo import replicate
 from attnlib.model.positional import SignProcess
 from attnlib.model.setting import Setting

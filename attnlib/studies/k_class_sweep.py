@@ -10,7 +10,8 @@ import numpy as np
 from attnlib.numerics import checks as _v
 from attnlib.model.k_classes import ClassSetting, draw_vocabulary
 from attnlib.numerics.linalg import eigen
-from attnlib.model.generative import pool_table, sample_tokens
+from attnlib.model.generative import sample_tokens
+from attnlib.model.pooling import pool_table
 from attnlib.engine.montecarlo import replicate
 
 __all__ = ["ClassSweep", "sweep"]

@@ -386,14 +386,13 @@ def layer_scan(process: SignProcess, dims, tau: float, *, draws: int, seed: int,
                gamma: float = 1.0, mu_norm2: float = 0.5, scaling: str = "d", projected: bool = False) -> LayerScan:
     """:func:`layer_draw` at each d of ``dims`` (V = d/delta, N = d/gamma by :func:`attnlib.model.setting.sizes_for`),
     ``draws`` times each; draw j of dimension i uses stream ``i * draws + j`` of ``SeedSequence(seed)``."""
-
     dims = np.array([_v.positive_int("dims", d, minimum=3) for d in np.atleast_1d(dims)])
     draws = _v.positive_int("draws", draws)
+
     def one(rng, n):
         d = int(dims[n // draws])
-        V, N = sizes_for(d, delta, gamma)
-        return layer_draw(process, d, V, N, mu_norm2, tau, rng, reference=reference, scaling=scaling,
-                          projected=projected)
+        return layer_draw(process, d, *sizes_for(d, delta, gamma), mu_norm2, tau, rng, reference=reference,
+                          scaling=scaling, projected=projected)
 
     runs = replicate(one, seed, dims.size * draws)
     rows = [runs[i * draws:(i + 1) * draws] for i in range(dims.size)]

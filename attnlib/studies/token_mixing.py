@@ -21,7 +21,8 @@ from attnlib import theory
 from attnlib.theory.spectral_laws import Law, bulk_law
 from attnlib.engine.compare import (distance_floor, extreme_eigenvalues,
     finite_size_parameters, spectrum_moments)
-from attnlib.model.generative import sample_tokens, token_matrix
+from attnlib.model.generative import sample_tokens
+from attnlib.model.pooling import token_matrix
 from attnlib.engine.montecarlo import sweep
 from attnlib.model.setting import Setting, sizes_for
 
