@@ -37,6 +37,7 @@ DEFAULT_DEST = REPO / "_build" / "lab" / "book"
 MARKER = ".lab-copy"  # marks a folder this script made (and may replace)
 GLUE_PREFIX = "application/papermill.record/"
 PROOF_KINDS = {"theorem", "definition", "proposition", "lemma", "corollary", "remark", "example", "conjecture"}
+MYST_ROLES = {"math", "sub", "sup", "abbr", "kbd", "u", "del", "sc", "smallcaps", "term", "button", "icon"}
 BOX_CLASS = {"definition": "note", "remark": "note", "example": "note"}  # other kinds: "important"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[^}\s]+)\}[ \t]*(?P<arg>.*)$")
 OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>.*)$")
@@ -54,8 +55,6 @@ FRONTMATTER = "---\nnumbering:\n  equation: false\n---\n"
 def fail(argument, value, allowed):
     raise ValueError(f"{argument}={value!r}: {allowed}")
 
-
-# ---------------------------------------------------------------- inputs: toc, notebooks, bibliography
 
 
 def chapter_numbers(toc: dict) -> dict[str, str]:
@@ -105,8 +104,6 @@ def cite_text(keys: str, entries: dict, textual: bool) -> str:
         return ", ".join(f"{a} \\[{y}\\]" for a, y in found)
     return "\\[" + ", ".join(f"{a}, {y}" for a, y in found) + "\\]"
 
-
-# ---------------------------------------------------------------- the book's labels and numbers
 
 
 def _blocks(text: str):
@@ -198,8 +195,6 @@ class Book:
         return self.labels[label]
 
 
-# ---------------------------------------------------------------- the transformation of one text
-
 
 class Page:
     """Rewrites the Markdown of one document (``doc``) of the copy, as the HTML book shows it."""
@@ -263,7 +258,9 @@ class Page:
             elif text:
                 shown = text
             return self.link(shown, target)
-        return m.group(0)
+        if name in MYST_ROLES:
+            return m.group(0)
+        return text or content  # a role of the book's own Sphinx extensions: its text
 
     def inline(self, text: str) -> str:
         """Roles and labelled equations of prose; fenced code is left alone."""
@@ -317,10 +314,11 @@ class Page:
         options = dict(options or {})
         if cls:
             options["class"] = cls
-        colons = max([3] + [len(f) + 1 for f in re.findall(r"^[ \t]*(:{3,})", body, re.M)])
-        head = [f"{':' * colons}{{{name}}} {title}".rstrip()] + [f":{k}: {v}" for k, v in options.items()]
+        # Backtick fences, longer than any inside (jupytext reads a page with a line starting ":::" as Pandoc).
+        fence = "`" * max([3] + [len(f) + 1 for f in re.findall(r"^[ \t]*(`{3,})", body, re.M)])
+        head = [f"{fence}{{{name}}} {title}".rstrip()] + [f":{k}: {v}" for k, v in options.items()]
         body = body.strip("\n")
-        lines = head + ([""] if body.strip() else []) + body.split("\n") + [":" * colons]
+        lines = head + ([""] if body.strip() else []) + body.split("\n") + [fence]
         return "\n".join(indent + line if line else line for line in lines)
 
     def transform(self, text: str) -> str:
@@ -336,8 +334,6 @@ class Page:
             out.append(self.inline("\n".join(lines[last:])))
         return "\n".join(out)
 
-
-# ---------------------------------------------------------------- the copy
 
 
 def transform_notebook(page: Page, nb):
