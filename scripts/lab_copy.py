@@ -56,7 +56,6 @@ def fail(argument, value, allowed):
     raise ValueError(f"{argument}={value!r}: {allowed}")
 
 
-
 def chapter_numbers(toc: dict) -> dict[str, str]:
     """Document name (``02_bulk_law``) -> chapter number, counted across the numbered parts."""
     numbers, n = {}, 0
@@ -105,9 +104,8 @@ def cite_text(keys: str, entries: dict, textual: bool) -> str:
     return "\\[" + ", ".join(f"{a}, {y}" for a, y in found) + "\\]"
 
 
-
 def _blocks(text: str):
-    """(kind, match, options, body, end line) of every directive fence at the top level of ``text``."""
+    """(first line, fence match, options, body, last line) of each directive at the top level of ``text``."""
     lines, i = text.split("\n"), 0
     while i < len(lines):
         m = FENCE.match(lines[i])
@@ -133,7 +131,7 @@ class Book:
 
     def __init__(self, book: Path, toc: dict, bib_text: str):
         self.book, self.numbers, self.bib = book, chapter_numbers(toc), bib_entries(bib_text)
-        self.labels: dict[str, dict] = {}  # label -> {doc, text (ref), number (numref/eq), kind}
+        self.labels: dict[str, dict] = {}  # label -> {doc, text ({ref}), number ({numref}, {eq}), title}
         self.titles: dict[str, str] = {}
         self.glue: dict[str, dict] = {}
         self.captions: dict[tuple[str, str], str] = {}  # (doc, figure name) -> "Fig. 2.1"
@@ -193,7 +191,6 @@ class Book:
         if label not in self.labels:
             fail("label", label, "a label defined in book/ (a target, a figure name, an equation, a block)")
         return self.labels[label]
-
 
 
 class Page:
@@ -333,7 +330,6 @@ class Page:
         if last < len(lines) or not out:
             out.append(self.inline("\n".join(lines[last:])))
         return "\n".join(out)
-
 
 
 def transform_notebook(page: Page, nb):
