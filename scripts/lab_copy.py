@@ -303,7 +303,7 @@ class Page:
         if name == "eval-rst":
             mods = re.findall(r"^\.\. (?:automodule|py:\w+):: (\S+)", body, re.M)
             return self.box(indent, "API", "note", "The HTML book shows here the docstrings of "
-                            + ", ".join(f"`{x}`" for x in mods) + f"; in a cell, run `help({mods[0]})`.")
+                            + ", ".join(f"`{x}`" for x in mods) + f"; in a cell, run `help({(mods or ['attnlib'])[0]})`.")
         return self.box(indent, self.inline(arg), None, body, name=name, options=options)
 
     @staticmethod
