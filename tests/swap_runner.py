@@ -11,7 +11,8 @@ not for starting Python. In that process:
 2. the engine's results are memoised (tests/swap_memo.py): simulations the swap cannot affect are read from
    the store that earlier runs filled, bit for bit what they would compute;
 3. the swap's cell (``PRELUDE`` + the patch) runs, then every code cell of the chapter in order, each even
-   after an error (as ``nbclient`` with ``allow_errors``), with a time limit per cell;
+   after an error (as ``nbclient`` with ``allow_errors``), with a time limit per cell, until a cell of the
+   closing checks stops on an AssertionError (the outcome is then decided);
 4. the outcome goes back to the test: "checks" if a cell of the closing checks (section "Checks run on every
    build") stopped on an AssertionError; "elsewhere" if only other cells (an exercise's own assert) did;
    "passed" if nothing rejected the swap; "broken" if the swap's own cell failed.
@@ -172,6 +173,8 @@ def _run(cells, checks, patch, store) -> tuple[str, str, str]:
             signal.alarm(0)
         if error:
             failed[i] = error
+            if error[0] == "AssertionError" and i in checks:
+                break  # the closing checks rejected the swap: the outcome is decided
     st = swap_memo.STATE
     stats = (f"{memo_note}; memo {st.hits} hits, {st.misses} misses, {st.stored} stored; "
              f"{time.process_time() - start:.1f} s CPU")

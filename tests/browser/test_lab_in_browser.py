@@ -4,9 +4,11 @@ Builds the scratch copy with scripts/lab_copy.py (into a temporary folder), star
 a free port of 127.0.0.1 (no token, no browser), opens ``02_bulk_law.md`` and ``05_optimal_weights.md`` as
 notebooks (Jupytext Notebook, as a double-click does), renders every Markdown cell and counts, in their rendered
 text, what a reader would see as MyST source: roles (``{name}`` followed by a backtick), directive fences
-(```` ```{ ```` / ``:::{``, also as a code block's language), ``{glue``, labels written as ``(name)=`` and
-jupyterlab-myst's error boxes for a directive or role it does not know. The count must be 0. Screenshots of
-a theorem box and of a paragraph with glued numbers go to _build/screenshots/.
+(```` ```{ ```` / ``:::{``, also as a code block's language), ``{glue`` and labels written as ``(name)=``;
+and what jupyterlab-myst shows in place of what it cannot resolve (a reference or citation "not found", an
+unknown directive, an unknown role's bare content: a glue role's key). Both counts must be 0. Screenshots
+of a theorem box and of a paragraph with glued numbers go to _build/screenshots/. The copy's glued values,
+numbers and citations are also checked against the built HTML book.
 
 Runs only with ``ATTNLIB_BROWSER_TEST=1`` (see conftest.py). ``ATTNLIB_LAB_COPY=plain`` opens a plain copy of
 book/ instead, and ``ATTNLIB_LAB_MYST=0`` disables jupyterlab-myst: with them the test measures the prose as it
@@ -56,8 +58,9 @@ COUNT_JS = r"""
     copy.querySelectorAll('mjx-container, .MathJax, .katex, .math, script, style').forEach(e => e.remove());
     // jupyterlab-myst: a reference or citation it cannot resolve, a directive it does not know, and a role it
     // does not know (shown as its bare content, a span with no attribute: a glue role shows its key).
-    errors += copy.querySelectorAll('[title$="Not Found"]').length + [...copy.querySelectorAll(
-      'span:not([class]):not([title]):not([style])')].filter(e => e.textContent.trim()).length;
+    const bare = [...copy.querySelectorAll('span:not([class]):not([title]):not([style])')];
+    errors += copy.querySelectorAll('[title$="Not Found"]').length
+      + bare.filter(e => e.textContent.trim() && !e.closest('pre, code')).length;
     errors += (copy.textContent.match(/Unknown (Directive|Role)/g) || []).length;
     copy.querySelectorAll('pre code, pre').forEach(e => {
       const lang = [...e.classList].find(c => c.startsWith('language-{'));
@@ -106,6 +109,11 @@ def lab(lab_book):
     settings.mkdir(parents=True)
     # Render every cell at once (JupyterLab 4 otherwise renders only the cells scrolled into view).
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    # A chapter's .md opens as a notebook, as `make install` sets it up for `make lab`.
+    viewers = {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}
+    docmanager = root / "settings" / "@jupyterlab" / "docmanager-extension"
+    docmanager.mkdir(parents=True)
+    (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps(viewers))
     config = root / "config"
     (config / "labconfig").mkdir(parents=True)
     disabled = {"jupyterlab-myst": True} if os.environ.get("ATTNLIB_LAB_MYST") == "0" else {}
@@ -143,8 +151,10 @@ def lab(lab_book):
 
 def _open_chapter(browser, url, chapter):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"{url}/lab/tree/{chapter}.md", wait_until="domcontentloaded")
-    page.wait_for_selector(".jp-NotebookPanel .jp-MarkdownCell", timeout=RENDER_TIMEOUT_MS)
+    # A workspace of its own, reset: JupyterLab would otherwise reopen what an earlier page opened.
+    page.goto(f"{url}/lab/workspaces/{chapter}/tree/{chapter}.md?reset", wait_until="domcontentloaded")
+    page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell",
+                           timeout=RENDER_TIMEOUT_MS)
     # Every Markdown cell rendered (jupyterlab-myst renders asynchronously): wait until the count is stable.
     last, stable = None, 0
     while stable < 3:
@@ -213,7 +223,7 @@ def test_copy_shows_what_the_html_book_shows(html_root, lab_book, chapter):
     kinds = r"(?:Theorem|Definition|Proposition|Lemma|Corollary|Remark|Exercise) [\d.]+"
     titles = [_plain(t) for t in re.findall(r'<p class="admonition-title">(.*?)</p>', html, re.S)]
     assert [m for t in titles for m in re.findall(f"^{kinds}", t)] == \
-        re.findall(rf"^[ \t]*:{{3,}}\{{admonition\}} ({kinds})", text, re.M)
+        re.findall(rf"^[ \t]*[`:]{{3,}}\{{admonition\}} ({kinds})", text, re.M)
     assert re.findall(r'<span class="eqno">\(([\d.]+)\)', html) == re.findall(r"\\tag\{([\d.]+)\}", text)
     assert re.findall(r'<span class="caption-number">Fig\. ([\d.]+)', html) == \
         re.findall(r"^\*\*Fig\. ([\d.]+)\.\*\*", text, re.M)
