@@ -9,7 +9,7 @@ from scipy.special import ndtr
 
 from attnlib import Setting, theory
 from attnlib.numerics import linalg
-from attnlib.model import generative
+from attnlib.model import generative, pooling
 from attnlib.studies import classifiers as cl
 from attnlib.studies import downstream as ds
 from attnlib.model import positional as P
@@ -52,7 +52,7 @@ def test_label_signal_is_prefix_mass_and_matches_class_means():
     voc = generative.draw_vocabulary(6, 40, 1.0, rng)
     proc = P.markov(5, 0.7)
     w5 = W.causal(5, 0.5)
-    C, xi = generative.draw_pooled(voc, proc, w5, 200_000, rng)
+    C, xi = pooling.draw_pooled(voc, proc, w5, 200_000, rng)
     y = xi[:, 2]
     half_diff = (C[y > 0].mean(axis=0) - C[y < 0].mean(axis=0)) / 2
     a = ds.label_signal(w5, proc.R, 2)
@@ -181,7 +181,7 @@ def test_outlier_quadratic_form_and_projection_against_monte_carlo():
     quads, eta2s = [], []
     for _ in range(4):
         voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
-        C, _ = generative.draw_pooled(voc, s.process, s.weights, s.N, rng)
+        C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
         _, vecs = linalg.top_eigenpairs(C, 1)
         u = vecs[:, 0]
         Sigma = generative.population_covariance(voc, s.weights, s.R)
@@ -239,7 +239,7 @@ def test_in_sample_and_held_out_projections_against_monte_carlo():
     ratios = []
     for _ in range(4):
         voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
-        C, _ = generative.draw_pooled(voc, s.process, s.weights, s.N, rng)
+        C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
         Cc = C - C.mean(axis=0)
         vals, vecs = linalg.top_eigenpairs(C, 1)
         u = vecs[:, 0]
@@ -259,7 +259,7 @@ def test_fisher_accuracy_against_oracle_monte_carlo():
     a = ds.label_signal(s.weights, s.R, 0)
     Sigma_n = s.kappa * parts["W_prime"] + (s.alpha - a * a) * np.outer(parts["h"], parts["h"])
     beta = np.linalg.solve(Sigma_n, parts["h"])
-    C, xi = generative.draw_pooled(voc, s.process, s.weights, 20_000, rng)
+    C, xi = pooling.draw_pooled(voc, s.process, s.weights, 20_000, rng)
     acc = cl.accuracy(xi[:, 0], (C - s.weight_sum * parts["g"]) @ beta)
     # finite d: h^T W'^{-1} h has relative sd ~ sqrt(2/d) ~ 0.1, a shift of ~0.01 in accuracy here
     assert acc == pytest.approx(ds.fisher_accuracy(s), abs=0.02)

@@ -12,7 +12,7 @@ import pytest
 
 from attnlib import Setting, simulate
 from attnlib.numerics import linalg
-from attnlib.model import generative, positional as P
+from attnlib.model import generative, pooling, positional as P
 from attnlib.engine import simulation
 
 
@@ -20,13 +20,13 @@ def test_direct_csr_equals_canonical_token_matrix():
     rng = np.random.default_rng(0)
     tok = rng.integers(0, 6, size=(40, 9))  # few token ids: many repeats within a row
     w = rng.standard_normal(9)
-    A = generative.token_csr(tok, w, 6)
+    A = pooling.token_csr(tok, w, 6)
     dense = np.zeros((40, 6))
     for n in range(40):
         for t in range(9):
             dense[n, tok[n, t]] += w[t]
     np.testing.assert_allclose(A.toarray(), dense, atol=1e-14)
-    B = generative.token_matrix(tok, w, 6)
+    B = pooling.token_matrix(tok, w, 6)
     assert B.has_canonical_format and B.nnz == np.count_nonzero(dense)
     np.testing.assert_allclose(B.toarray(), dense, atol=1e-14)
     E = rng.standard_normal((6, 5))
@@ -36,11 +36,11 @@ def test_direct_csr_equals_canonical_token_matrix():
 def test_threaded_pooling_equals_serial_product(monkeypatch):
     rng = np.random.default_rng(1)
     tok = rng.integers(0, 300, size=(4000, 8))
-    A = generative.token_csr(tok, rng.uniform(size=8), 300, dtype=np.float32)
+    A = pooling.token_csr(tok, rng.uniform(size=8), 300, dtype=np.float32)
     E = rng.standard_normal((300, 400)).astype(np.float32)
     serial = np.asarray(A @ E)
-    monkeypatch.setattr(generative, "pool_workers", lambda: 3)
-    threaded = generative._sparse_times_dense(A, E)
+    monkeypatch.setattr(pooling, "pool_workers", lambda: 3)
+    threaded = pooling._sparse_times_dense(A, E)
     assert threaded.dtype == np.float32
     np.testing.assert_array_equal(threaded, serial)
 
@@ -62,7 +62,7 @@ def test_full_spectrum_path_stays_double_and_matches_eigvalsh():
     dr = simulate(s, np.random.default_rng(5), spectrum="exact")
     rng = np.random.default_rng(5)
     voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
-    C, _ = generative.draw_pooled(voc, s.process, s.weights, s.N, rng)
+    C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
     S = linalg.sample_covariance(C)
     np.testing.assert_allclose(dr.eigenvalues, np.clip(np.linalg.eigvalsh(S)[::-1], 0, None), atol=1e-12)
     top = np.linalg.eigh(S)[1][:, -1]

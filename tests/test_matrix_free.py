@@ -12,7 +12,7 @@ import pytest
 from attnlib import Setting, simulate, sweep
 from attnlib.engine import cost, operators, simulation
 from attnlib.numerics import linalg
-from attnlib.model import generative, positional as P
+from attnlib.model import generative, pooling, positional as P
 
 BASE = Setting(d=150, V=300, N=600, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
 
@@ -41,7 +41,7 @@ def test_sample_operator_is_the_sample_covariance():
     voc = generative.draw_vocabulary(40, 60, 0.5, rng)
     tokens = rng.integers(0, 60, size=(90, 5))
     w = rng.uniform(size=5)
-    C = generative.pool(voc, tokens, w)
+    C = pooling.pool(voc, tokens, w)
     for centered in (True, False):
         op = operators.SampleCovariance.from_tokens(voc.table, tokens, w, centered=centered)
         np.testing.assert_allclose(op @ np.eye(40), linalg.sample_covariance(C, centered=centered), atol=1e-12)

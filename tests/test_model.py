@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from attnlib.model import generative, positional as P, weights as W
+from attnlib.model import generative, pooling, positional as P, weights as W
 
 
 def test_vocabulary_structure():
@@ -35,8 +35,8 @@ def test_sparse_pooling_equals_direct_sum():
     xi = P.prefix(7, 3).sample(50, rng)
     tok = generative.sample_tokens(xi, 12, rng)
     direct = np.stack([sum(w[t] * voc.table[tok[n, t]] for t in range(7)) for n in range(50)])
-    np.testing.assert_allclose(generative.pool(voc, tok, w), direct, atol=1e-12)
-    A = generative.token_matrix(tok, w, 12)
+    np.testing.assert_allclose(pooling.pool(voc, tok, w), direct, atol=1e-12)
+    A = pooling.token_matrix(tok, w, 12)
     assert A.shape == (50, 12) and A.nnz <= 50 * 7
 
 
@@ -74,7 +74,7 @@ def test_population_covariance_against_monte_carlo():
     voc = generative.draw_vocabulary(5, 8, 1.0, rng)
     proc = P.markov(6, 0.5)
     w = W.causal(6, 1.0)
-    C, _ = generative.draw_pooled(voc, proc, w, 400_000, rng)
+    C, _ = pooling.draw_pooled(voc, proc, w, 400_000, rng)
     emp = C.T @ C / len(C)
     theory = generative.population_covariance(voc, w, proc.R, centered=False)
     # entries are O(1); Monte-Carlo sd of each entry ~ 1/sqrt(4e5) * O(1) ~ 3e-3

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from attnlib import Setting, simulate, sweep
-from attnlib.model import generative, noise, positional
+from attnlib.model import generative, pooling, noise, positional
 from attnlib.model.variants import ModelOptions
 
 
@@ -127,7 +127,7 @@ def test_population_covariance_with_frequencies_against_monte_carlo():
     voc = generative.draw_vocabulary(4, 6, 1.0, np.random.default_rng(9), options=ModelOptions(frequencies=f))
     proc = positional.markov(5, 0.5)
     w = np.linspace(1.0, 0.2, 5)
-    C, _ = generative.draw_pooled(voc, proc, w, 400_000, np.random.default_rng(10))
+    C, _ = pooling.draw_pooled(voc, proc, w, 400_000, np.random.default_rng(10))
     emp = C.T @ C / len(C)
     exact = generative.population_covariance(voc, w, proc.R, centered=False)
     # Monte-Carlo relative sd of each entry about sqrt(E c^4) / (E c^2 sqrt(4e5)), a few 1e-3

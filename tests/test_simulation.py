@@ -23,7 +23,7 @@ import pytest
 
 from attnlib import Setting, simulate, theory
 from attnlib.numerics import linalg
-from attnlib.model import generative, positional as P
+from attnlib.model import generative, pooling, positional as P
 
 BASE = Setting(d=600, V=1200, N=2400, mu_norm2=1.0, process=P.markov(16, 0.6), weights="mean")
 Z = 3.0  # standard errors allowed
@@ -127,7 +127,7 @@ def test_histogram_matches_bulk_density():
 def test_gram_path_equals_covariance_path():
     rng = np.random.default_rng(10)
     voc = generative.draw_vocabulary(60, 100, 1.0, rng)
-    C, _ = generative.draw_pooled(voc, P.markov(5, 0.5), np.full(5, 0.2), 40, rng)  # N < d: Gram path
+    C, _ = pooling.draw_pooled(voc, P.markov(5, 0.5), np.full(5, 0.2), 40, rng)  # N < d: Gram path
     S = linalg.sample_covariance(C)
     np.testing.assert_allclose(linalg.spectrum(C), np.sort(np.linalg.eigvalsh(S))[::-1].clip(0), atol=1e-12)
     vals, vecs = linalg.top_eigenpairs(C, 3)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from attnlib import Setting, simulate, theory
-from attnlib.model import generative, positional as P, weights as W
+from attnlib.model import generative, pooling, positional as P, weights as W
 
 RNG = np.random.default_rng(0)
 NAN, INF = float("nan"), float("inf")
@@ -59,8 +59,8 @@ CASES = [
     (lambda: generative.draw_vocabulary(10, 10, -1.0, RNG), "mu_norm2"),
     (lambda: generative.draw_vocabulary(10, 10, 1.0, np.random.RandomState(0)), "rng"),
     (lambda: generative.sample_tokens(np.zeros((2, 3)), 10, RNG), "xi"),
-    (lambda: generative.token_matrix(np.zeros((2, 3), int), np.ones(2), 10), "length T = 3"),
-    (lambda: generative.token_matrix(np.full((2, 3), 10), np.ones(3), 10), "tokens"),
+    (lambda: pooling.token_matrix(np.zeros((2, 3), int), np.ones(2), 10), "length T = 3"),
+    (lambda: pooling.token_matrix(np.full((2, 3), 10), np.ones(3), 10), "tokens"),
     (lambda: Setting(d=10, V=11, N=10, mu_norm2=1.0, process=P.independent(3)), "V"),
     (lambda: Setting(d=10, V=10, N=0, mu_norm2=1.0, process=P.independent(3)), "N"),
     (lambda: Setting(d=10, V=10, N=10, mu_norm2=INF, process=P.independent(3)), "mu_norm2"),
