@@ -177,7 +177,7 @@ def bench_density(rep, quick: bool, repeats: int):
                 f"{fmt_ratio(t_target / t_big)} slower than `bulk_density`")
     gb = 4 * d_star * d_star * 8 / 2**30
     lines += ["Monte-Carlo: eigenvalue histogram (50 bins on the support, eigenvalues clipped into it) of S from "
-              "`attnlib.simulate(..., spectrum="exact")` with no signal, T = 16 independent signs, mean pooling, "
+              "`attnlib.simulate(..., spectrum='exact')` with no signal, T = 16 independent signs, mean pooling, "
               f"{draws} draws per size pooled; L1 = sum over bins of |histogram fraction - exact bin mass| (bin masses "
               "by adaptive quadrature of `bulk_density`). Time: per draw, minimum of the draws.", "",
               markdown_text(("d", "draws", "time per draw", "L1"), mc_rows)]

@@ -46,7 +46,7 @@ def finite_size_parameters(setting) -> tuple[float, float, float]:
 
 
 def finite_size_law(setting) -> Law:
-    """:func:`bulk_law` at :func:`finite_size_parameters` of ``setting``."""
+    """:func:`~attnlib.theory.spectral_laws.bulk_law` at :func:`finite_size_parameters` of ``setting``."""
     return bulk_law(*finite_size_parameters(setting))
 
 

@@ -2,7 +2,7 @@ r"""Covariance matrices applied without being formed: scipy ``LinearOperator`` s
 for the population covariance given the vocabulary, and their top eigenpairs by Lanczos.
 
 Sample level. The pooled rows are C = A E, with E the (V, d) table and A the sparse (N, V) token-weight matrix
-(row n holds the weights w_t at the tokens of sequence n, :func:`attnlib.model.generative.token_matrix`). Hence
+(row n holds the weights w_t at the tokens of sequence n, :func:`attnlib.model.pooling.token_matrix`). Hence
 
 .. math:: S = \frac1N C^\top C - \bar c\bar c^\top = E^\top M E, \qquad
           M = \frac1N A^\top A - a a^\top,\quad a = \frac1N A^\top \mathbf 1,\quad \bar c = E^\top a,

@@ -4,7 +4,7 @@ eigenvectors' overlaps with the directions that matter.
 Sample level (the default), two paths to the top eigenpairs of S (``attnlib.engine.cost`` estimates both and
 ``method="auto"`` takes the cheaper; ``"dense"`` or ``"matrix-free"`` forces one):
 
-* dense: pool N sequences through a sparse token-weight matrix (:func:`attnlib.model.generative.pool`), centre the pooled
+* dense: pool N sequences through a sparse token-weight matrix (:func:`attnlib.model.pooling.pool`), centre the pooled
   rows in place, form S = C^T C / N once with BLAS and use Lanczos on it; with ``spectrum="exact"`` also all d
   eigenvalues (from the smaller of S and the Gram matrix C C^T / N), in double precision;
 * matrix-free: Lanczos on S applied through the table and the token matrix

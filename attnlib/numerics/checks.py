@@ -1,6 +1,6 @@
 """Argument checks shared by the public functions.
 
-Every public function of :mod:`attnlib` validates its inputs with these helpers, so that bad input fails
+Every public function of ``attnlib`` validates its inputs with these helpers, so that bad input fails
 early with a :class:`ValueError` that names the argument, shows the offending value and says what is
 allowed, instead of propagating a NaN.
 """

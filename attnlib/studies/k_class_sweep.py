@@ -21,7 +21,7 @@ __all__ = ["ClassSweep", "sweep"]
 class ClassSweep:
     """Results of :func:`sweep` over (settings, trials): top ``k`` eigenvalues (S, trials, k); ``overlaps``
     (S, trials, k, K-1), cos^2 of eigenvector i with the vocabulary's spike direction j
-    (:meth:`ClassVocabulary.directions`); ``strengths`` (S, trials, K-1): the eigenvalues of B of each
+    (:meth:`attnlib.model.k_classes.ClassVocabulary.directions`); ``strengths`` (S, trials, K-1): the eigenvalues of B of each
     vocabulary."""
 
     settings: tuple
@@ -41,7 +41,7 @@ def _draw(setting: ClassSetting, rng: np.random.Generator, k: int):
 
 
 def sweep(settings, seed: int, trials: int, *, k: int | None = None) -> ClassSweep:
-    """Simulate every :class:`ClassSetting` ``trials`` times (fresh vocabulary, labels, tokens per trial).
+    """Simulate every :class:`~attnlib.model.k_classes.ClassSetting` ``trials`` times (fresh vocabulary, labels, tokens per trial).
 
     Trial j of setting i uses ``montecarlo.streams(seed, S * trials)[i * trials + j]`` (vocabulary, then
     labels, then tokens); draws run in threads on one BLAS thread each, so results do not depend on the

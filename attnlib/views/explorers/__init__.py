@@ -2,17 +2,17 @@ r"""Interactive explorers for JupyterLab, and the static figures of their states
 
 Three explorers, each a one-liner in a chapter (``explorers.spectrum_explorer()``) and usable on its own:
 
-* :func:`spectrum_explorer`: sliders for delta, gamma, ||mu||^2, the weighting (mean / causal with tau /
+* :func:`~attnlib.views.explorers.spectrum.spectrum_explorer`: sliders for delta, gamma, ||mu||^2, the weighting (mean / causal with tau /
   optimal), the positional-correlation family R and its parameter; shows the bulk density
   kappa (MP_delta ⊠ MP_gamma), its edges, the predicted outlier(s) and, on a button, a fresh simulated
   histogram.
-* :func:`phase_explorer`: the (gamma, theta) plane with the population and sample transition curves; a point
+* :func:`~attnlib.views.explorers.phase.phase_explorer`: the (gamma, theta) plane with the population and sample transition curves; a point
   moved by sliders reports its region, the predicted outliers and the overlaps.
-* :func:`weights_explorer`: the R family, its parameter and tau; shows the weight profiles and alpha, kappa,
+* :func:`~attnlib.views.explorers.weights.weights_explorer`: the R family, its parameter and tau; shows the weight profiles and alpha, kappa,
   alpha/kappa of mean / causal / optimal pooling, R itself, and causal alpha/kappa across tau.
 
-Every explorer is a pure function of a *state* (:class:`SpectrumState`, :class:`PhaseState`,
-:class:`WeightsState`): ``*_theory(state)`` computes what is drawn, ``*_figure(state)`` draws it as an
+Every explorer is a pure function of a *state* (:class:`~attnlib.views.figures.spectrum.SpectrumState`,
+:class:`~attnlib.views.figures.phase.PhaseState`, :class:`~attnlib.views.figures.weights.WeightsState`): ``*_theory(state)`` computes what is drawn, ``*_figure(state)`` draws it as an
 ordinary matplotlib figure (for the book: the explorer's default state with nothing to drag), and the
 explorer redraws the same figure when a control moves. The explorers hold no formula of their own: the
 numbers come from :mod:`attnlib.theory`, :class:`attnlib.model.limit.Limit`, :mod:`attnlib.model.weights`,
@@ -21,7 +21,7 @@ numbers come from :mod:`attnlib.theory`, :class:`attnlib.model.limit.Limit`, :mo
 Layout: the states, their theory and their figures are :mod:`attnlib.views.figures` (no ipywidgets: the HTML
 book's live explorers use them too); :mod:`attnlib.views.controls` declares every control once (a table: field,
 kind, range, step, default, label, help); ``_widgets`` holds the plumbing (widgets built from that table, the
-explorer base class, :func:`measure_latency`); ``spectrum``, ``phase`` and ``weights`` hold one explorer each.
+explorer base class, ``measure_latency``); ``spectrum``, ``phase`` and ``weights`` hold one explorer each.
 """
 
 from __future__ import annotations

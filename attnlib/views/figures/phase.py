@@ -3,7 +3,7 @@ r"""The phase explorer: the (gamma, theta) plane with the population and sample 
 A point moved by sliders reports its region (:func:`attnlib.theory.regions`), the predicted outliers and
 the overlaps (:func:`attnlib.theory.spike`, kappa = 1, overlaps against h); the transition curves are
 :func:`attnlib.theory.thresholds` evaluated at once over a grid of gamma. The regions' colours and
-descriptions are the explorer's; their order is that of :data:`attnlib.theory.REGIONS`.
+descriptions are the explorer's; their order is that of ``attnlib.theory.REGIONS``.
 """
 
 from __future__ import annotations
