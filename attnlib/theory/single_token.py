@@ -51,9 +51,9 @@ TAIL = 1e-15
 UPPER_TAIL = 1e-7
 
 
-def _ratios(delta, gamma, kappa=1.0) -> tuple[float, float, float]:
-    delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
-    kappa = _v.positive("kappa", kappa)
+def _full_rank_ratios(delta, gamma, kappa=1.0) -> tuple[float, float, float]:
+    """The checked ratios (:func:`attnlib.numerics.checks.ratios`), and S of full rank (the law needs it)."""
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa)
     lam = delta / gamma
     if delta >= 1.0 - np.exp(-lam):
         raise ValueError(
@@ -94,7 +94,7 @@ def inverse_stieltjes(m, delta, gamma, kappa=1.0):
     The inverse of the Stieltjes transform of the law of scale ``kappa``: ``stieltjes(inverse_stieltjes(m)) = m``
     for m in the upper half plane.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
     tau, p = count_population(delta, gamma)
     m = np.asarray(m, dtype=complex if np.iscomplexobj(m) else float)
     z, _ = _z(m * kappa, delta, tau, p)
@@ -134,7 +134,7 @@ def stieltjes(z, delta, gamma, kappa=1.0):
     ``z`` complex with Im z > 0 (any shape). Raises ValueError if a point did not converge (residual of
     :func:`inverse_stieltjes` above 1e-8 relative).
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
     z = np.asarray(z, dtype=complex)
     if not np.all(np.isfinite(z)) or not np.all(z.imag > 0):
         raise ValueError("z must be finite with Im z > 0")
@@ -163,7 +163,7 @@ def lower_edge(delta, gamma, kappa=1.0) -> float:
     z'(m) = 1/m^2 - sum_k p_k delta tau_k^2 / (1 + delta tau_k m)^2; m^2 z'(m) decreases from 1 (m -> 0) to
     1 - (1 - p_0)/delta < 0 (m -> infinity, the full-rank condition), so the root is unique.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
     tau, p = count_population(delta, gamma)
     g = lambda m: m * m * _z(m, delta, tau, p)[1]  # noqa: E731
     hi = 1.0
@@ -181,7 +181,7 @@ def moments(k: int, delta, gamma, kappa=1.0) -> np.ndarray:
     of :math:`H_\lambda`; iterating it on power series in w fixes one more coefficient per pass.
     """
     k = _v.positive_int("k", k)
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
     tau, p = count_population(delta, gamma)
     h = np.array([np.sum(p * tau ** (j + 1)) for j in range(k + 1)])  # h_1 .. h_{k+1}
     size = k + 2
@@ -211,7 +211,7 @@ def one_token_law(delta, gamma, kappa=1.0, points: int = 4001):
     unbounded support, so the law has tiny clusters arbitrarily far out; the mass above ``upper`` is below
     ``UPPER_TAIL``. Raises ValueError if the computed density does not integrate to 1 within 1e-3.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
     points = _v.positive_int("points", points, minimum=101)
     lo = lower_edge(delta, gamma, kappa)
     tau, _ = count_population(delta, gamma)
