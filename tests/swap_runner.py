@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
 SWAPS = Path(__file__).resolve().parent / "swaps"
-STORE_ROOT = REPO / "_build" / "swap-memo"
+STORE_ROOT = Path(os.environ.get("ATTNLIB_SWAP_MEMO_DIR", REPO / "_build" / "swap-memo"))  # the memo's store
 CELL_TIMEOUT = 600  # seconds per cell, as scripts/execute_notebook.py
 RUN_TIMEOUT = 3600
 
@@ -112,7 +112,8 @@ def chapter_cells(chapter: str) -> tuple[tuple[str, ...], frozenset]:
 
 
 def store_directory() -> Path:
-    """The memo's store for this version of attnlib and the data; stores of other versions are removed."""
+    """The memo's store for this version of attnlib and the data; stores of other versions are removed (a run
+    whose store goes away meanwhile computes what it cannot store: see swap_memo)."""
     import shutil
 
     import swap_memo
