@@ -23,6 +23,10 @@ BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_
 # Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
 # are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
 UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder
+# `make test` runs the two in one session (a notebook is a group too), so that neither leaves a core idle
+# while its last long group runs.
+UNIT_NBVAL := $(BIN)/pytest tests/ --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env \
+              -n auto --dist loadgroup --no-loadscope-reorder
 
 export PYTHONHASHSEED := 0
 
@@ -64,14 +68,14 @@ book: $(STAMP)
 	@echo "Book built. Open file://$(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	$(UNIT)
-	$(NBVAL)
+	$(UNIT_NBVAL)
 	$(JB_BUILD)
 	$(MAKE) pdf
 	$(BROWSER_TEST)
 	@echo
 	@echo "All tests passed: unit tests, nbval on every chapter, book build without warnings, every page"
-	@echo "rendered offline in Chromium (screenshots in _build/screenshots/)."
+	@echo "rendered offline in Chromium (the introduction's first screen in _build/screenshots/; every page"
+	@echo "with ATTNLIB_FULL_SCREENSHOTS=1)."
 
 # `make pdf`: the whole book as one PDF, offline: Sphinx's LaTeX builder (_ext/pdf_edition.py), xelatex from
 # Debian's texlive (.ci/run installs it: PDF_DEBS there), then scripts/check_pdf.py (no LaTeX error, missing
