@@ -141,39 +141,44 @@ def _lru_caches() -> list:
 
 def _traced(fn, args, kwargs) -> tuple[object, set, bool]:
     """Call fn, returning its result, the code keys of every attnlib function executed (all threads; with
-    those of the entries that nested memoised calls reused) and whether a function the swap planted ran.
-    attnlib's ``functools`` caches are emptied first, so that every function whose value the call uses is
-    computed, and traced, inside it."""
+    those of the entries that nested memoised calls reused) and whether the result must not be stored (a
+    function the swap planted ran, or see below). The outermost call empties attnlib's ``functools`` caches
+    first, so that every function whose value it uses is computed, and traced, inside it."""
     codes: set = set()
     reused: set = set()
     planted = STATE.planted
     outermost = not STATE.traces
     STATE.traces.append((codes, reused))
 
-    def profile(frame, event, arg):
-        if event == "call" and (frame.f_code.co_filename.startswith(PACKAGE) or frame.f_code in planted):
+    def trace(frame, event, arg):  # the global trace function: called on "call" events only
+        if frame.f_code.co_filename.startswith(PACKAGE) or frame.f_code in planted:
             for active, _ in STATE.traces:
                 active.add(frame.f_code)
+        # None: no line events in the frame
 
     caches = _lru_caches()
-    for cache, _ in caches:  # a value cached before the call would hide what computing it executes
-        cache.cache_clear()
+    if outermost:  # a value cached before the call would hide what computing it executes
+        for cache, _ in caches:
+            cache.cache_clear()
     before = [c.cache_info()[:2] for c, _ in caches]
-    if outermost:
+    if outermost:  # a trace function (unlike a profile function) is not called around C calls: cheaper
         STATE.owner = threading.get_ident()
-        previous = sys.getprofile()
-        threading.setprofile(profile)
-        sys.setprofile(profile)
+        previous = sys.gettrace()
+        threading.settrace(trace)
+        sys.settrace(trace)
     try:
         result = fn(*args, **kwargs)
     finally:
         STATE.traces.pop()
         if outermost:
-            sys.setprofile(previous)
-            threading.setprofile(None)
+            sys.settrace(previous)
+            threading.settrace(None)
     keys = {_code_key(c) for c in codes} | reused
     keys.update(key for (c, key), b in zip(caches, before) if c.cache_info()[:2] != b)
-    return result, keys, bool(codes & planted)
+    # a nested call that reused a cached value (computed before it, maybe by code it did not trace) is not
+    # stored; the outermost call emptied the caches, so what it reused was computed, and traced, inside it
+    unsure = not outermost and any(c.cache_info()[0] != b[0] for (c, _), b in zip(caches, before))
+    return result, keys, bool(codes & planted) or unsure
 
 
 # ------------------------------------------------------------------------------------------------ the memo
@@ -207,8 +212,8 @@ def memoised(fn, name: str):
                 STATE.hits += 1
                 return result
         STATE.misses += 1
-        result, codes, planted_ran = _traced(fn, args, kwargs)
-        if planted_ran or codes & STATE.replaced:  # the swap's code ran, or the original reached it
+        result, codes, unstorable = _traced(fn, args, kwargs)
+        if unstorable or codes & STATE.replaced:  # the swap's code ran, or the original reached it
             return result
         try:
             after, _ = _arguments(args, kwargs)

@@ -47,6 +47,9 @@ PROBE = textwrap.dedent('''
 
     def outer(n, rng):
         return inner(n, rng).sum() + closed_form(1.0) + inner(n, rng).sum()
+
+    def cached_outer(n, rng):
+        return table(n) + cached_engine(n, rng)
 ''')
 
 
@@ -58,7 +61,7 @@ def probe(tmp_path, monkeypatch):
     (package / "__init__.py").write_text(PROBE)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(swap_memo, "PACKAGE", str(package) + "/")
-    monkeypatch.setattr(swap_memo, "ENGINE", {"attnlib_probe": ("engine", "cached_engine", "inner", "outer")})
+    monkeypatch.setattr(swap_memo, "ENGINE", {"attnlib_probe": ("engine", "cached_engine", "inner", "outer", "cached_outer")})
     store = tmp_path / "store"
 
     def run(engine: str, swap=None, memo: bool = True):
@@ -107,7 +110,7 @@ def _constant(mod):
     mod.SCALE = 2.0
 
 
-@pytest.mark.parametrize("engine", ["engine", "cached_engine", "outer"])
+@pytest.mark.parametrize("engine", ["engine", "cached_engine", "outer", "cached_outer"])
 @pytest.mark.parametrize("swap", [_plant_other, _wrap, _new, _builtin, _closed_form, _constant])
 @pytest.mark.parametrize("first", [None, _plant_other, _wrap, _new, _closed_form, _constant])
 def test_a_memoised_run_computes_what_the_run_without_memo_computes(probe, engine, first, swap):
