@@ -61,7 +61,8 @@ def probe(tmp_path, monkeypatch):
     (package / "__init__.py").write_text(PROBE)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(swap_memo, "PACKAGE", str(package) + "/")
-    monkeypatch.setattr(swap_memo, "ENGINE", {"attnlib_probe": ("engine", "cached_engine", "inner", "outer", "cached_outer")})
+    engines = ("engine", "cached_engine", "inner", "outer", "cached_outer")
+    monkeypatch.setattr(swap_memo, "ENGINE", {"attnlib_probe": engines})
     store = tmp_path / "store"
 
     def run(engine: str, swap=None, memo: bool = True):
