@@ -23,10 +23,8 @@ BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_
 # Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
 # are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
 UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder
-# `make test` runs the two in one session (a notebook is a group too), so that neither leaves a core idle
-# while its last long group runs.
-UNIT_NBVAL := $(BIN)/pytest tests/ --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env \
-              -n auto --dist loadgroup --no-loadscope-reorder
+# (The two stages stay separate: under --dist loadgroup, pytest-xdist splits a notebook's nbval cells over
+# the workers, so a cell would run in a kernel that never ran the cells before it.)
 
 export PYTHONHASHSEED := 0
 
@@ -68,7 +66,8 @@ book: $(STAMP)
 	@echo "Book built. Open file://$(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	$(UNIT_NBVAL)
+	$(UNIT)
+	$(NBVAL)
 	$(JB_BUILD)
 	$(MAKE) pdf
 	$(BROWSER_TEST)
