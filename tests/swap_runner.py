@@ -40,9 +40,10 @@ STORE_ROOT = Path(os.environ.get("ATTNLIB_SWAP_MEMO_DIR", REPO / "_build" / "swa
 CELL_TIMEOUT = 600  # seconds per cell, as scripts/execute_notebook.py
 RUN_TIMEOUT = 3600
 
-# The nbval run's kernel environment (conftest.py), set before the fork server starts: it inherits it.
-os.environ.update({"PYTHONHASHSEED": "0", "ATTNLIB_PROGRESS": "0", "OPENBLAS_NUM_THREADS": "1",
-                   "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
+# The nbval run's kernel environment (conftest.py), given to the fork server only: the pytest worker's own
+# environment stays as it is (nbval's kernels, started by the same worker, must keep their inline backend).
+SERVER_ENV = {"PYTHONHASHSEED": "0", "ATTNLIB_PROGRESS": "0", "OPENBLAS_NUM_THREADS": "1",
+              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
 # Each patch is Python run before the chapter. ``_swap(module, name, new)`` replaces the function
 # ``module.name`` in every attnlib module that refers to that same object.
@@ -248,7 +249,8 @@ class _Server:
             cores = sorted(os.sched_getaffinity(0))
             worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
             cpu = cores[(int(worker[2:]) if worker[2:].isdigit() else 0) % len(cores)]
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(REPO)])}
+            env = {**os.environ, **SERVER_ENV,
+                   "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(REPO)])}
             cls.process = subprocess.Popen([sys.executable, "-c", "import swap_runner; swap_runner.serve()"],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
