@@ -23,6 +23,8 @@ BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_
 # Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
 # are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
 UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder
+# (The two stages stay separate: under --dist loadgroup, pytest-xdist splits a notebook's nbval cells over
+# the workers, so a cell would run in a kernel that never ran the cells before it.)
 
 export PYTHONHASHSEED := 0
 
@@ -71,7 +73,8 @@ test: $(STAMP)
 	$(BROWSER_TEST)
 	@echo
 	@echo "All tests passed: unit tests, nbval on every chapter, book build without warnings, every page"
-	@echo "rendered offline in Chromium (screenshots in _build/screenshots/)."
+	@echo "rendered offline in Chromium (the introduction's first screen in _build/screenshots/; every page"
+	@echo "with ATTNLIB_FULL_SCREENSHOTS=1)."
 
 # `make pdf`: the whole book as one PDF, offline: Sphinx's LaTeX builder (_ext/pdf_edition.py), xelatex from
 # Debian's texlive (.ci/run installs it: PDF_DEBS there), then scripts/check_pdf.py (no LaTeX error, missing

@@ -12,8 +12,11 @@ call it, so their results are the same with and without the swap, bit for bit. T
    computed). It is used only if none of those functions was replaced by the swap: then the call would
    execute exactly the same code on the same data. The Generators are set to their stored states, so the
    chapter's random streams continue as if the call had run;
-3. otherwise computes the result (tracing it), and stores it only if no replaced function ran and the call
-   left its other arguments unchanged.
+3. otherwise computes the result (tracing it), and stores it only if neither a replaced function nor one the
+   swap planted ran and the call left its other arguments unchanged. Engine calls nested in it (in its
+   thread) are memoised the same way, and an entry they reuse counts its functions as executed by the
+   enclosing call: a swap of a closed form that a sweep applies to its draws recomputes the sweep, not the
+   draws.
 
 A swap counts as replacing a function when a binding of an attnlib module, or of a class defined in attnlib,
 changes in the swap's cell (a function, method, property or ``functools`` cache is compared by its code). A
@@ -43,17 +46,17 @@ PACKAGE = str(REPO / "attnlib") + os.sep
 #: The engine: functions whose calls simulate (module -> names). Add a function here when a chapter spends
 #: seconds in it; nothing else needs to change.
 ENGINE = {
-    "attnlib.engine.montecarlo": ("sweep", "finite_size_scan"),
-    "attnlib.engine.simulation": ("simulate",),
-    "attnlib.studies.k_class_sweep": ("sweep",),
-    "attnlib.studies.real_layer": ("layer_scan", "layer_draw"),
-    "attnlib.studies.causal_attention": ("deviation_scan", "sample_embeddings"),
-    "attnlib.studies.learning": ("train_pooling", "bounded_optimum", "label_snr_optimum"),
-    "attnlib.studies.token_mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments"),
-    "attnlib.studies.finite_size": ("nested_draws",),
-    "attnlib.studies.experiment": ("run_experiment",),
-    "attnlib.engine.compare": ("distance_floor",),
-    "attnlib.views.webexplorer": ("embed",),
+    "attnlib.montecarlo": ("sweep", "finite_size_scan"),
+    "attnlib.simulation": ("simulate", "draw"),
+    "attnlib.classes": ("sweep",),
+    "attnlib.layer": ("layer_scan", "layer_draw"),
+    "attnlib.attention": ("deviation_scan", "sample_embeddings"),
+    "attnlib.learning": ("train_pooling", "bounded_optimum", "label_snr_optimum"),
+    "attnlib.mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments"),
+    "attnlib.finite_size": ("nested_draws",),
+    "attnlib.experiment": ("run_experiment",),
+    "attnlib.bulk": ("distance_floor",),
+    "attnlib.webexplorer": ("embed",),
 }
 
 
@@ -73,8 +76,12 @@ class _State:
     directory: Path | None = None  # the store; None: memo off
     replaced: frozenset = frozenset()  # code keys of the functions the swap replaced
     planted: frozenset = frozenset()  # code objects of the functions the swap put in their place
-    depth = 0  # > 0 inside a memoised call: nested engine calls run directly
+    traces: list  # (code objects executed, code keys reused) of each memoised call being computed
+    owner = None  # the thread of the outermost call being computed: nested calls are memoised there only
     hits = misses = stored = 0
+
+    def __init__(self):
+        self.traces = []
 
 
 STATE = _State()
@@ -133,31 +140,45 @@ def _lru_caches() -> list:
 
 
 def _traced(fn, args, kwargs) -> tuple[object, set, bool]:
-    """Call fn, returning its result, the code keys of every attnlib function executed (all threads) and
-    whether a function the swap planted ran. attnlib's ``functools`` caches are emptied first, so that every
-    function whose value the call uses is computed, and traced, inside it."""
+    """Call fn, returning its result, the code keys of every attnlib function executed (all threads; with
+    those of the entries that nested memoised calls reused) and whether the result must not be stored (a
+    function the swap planted ran, or see below). The outermost call empties attnlib's ``functools`` caches
+    first, so that every function whose value it uses is computed, and traced, inside it."""
     codes: set = set()
+    reused: set = set()
     planted = STATE.planted
+    outermost = not STATE.traces
+    STATE.traces.append((codes, reused))
 
-    def profile(frame, event, arg):
-        if event == "call" and (frame.f_code.co_filename.startswith(PACKAGE) or frame.f_code in planted):
-            codes.add(frame.f_code)
+    def trace(frame, event, arg):  # the global trace function: called on "call" events only
+        if frame.f_code.co_filename.startswith(PACKAGE) or frame.f_code in planted:
+            for active, _ in STATE.traces:
+                active.add(frame.f_code)
+        # None: no line events in the frame
 
     caches = _lru_caches()
-    for cache, _ in caches:  # a value cached before the call would hide what computing it executes
-        cache.cache_clear()
+    if outermost:  # a value cached before the call would hide what computing it executes
+        for cache, _ in caches:
+            cache.cache_clear()
     before = [c.cache_info()[:2] for c, _ in caches]
-    previous = sys.getprofile()
-    threading.setprofile(profile)
-    sys.setprofile(profile)
+    if outermost:  # a trace function (unlike a profile function) is not called around C calls: cheaper
+        STATE.owner = threading.get_ident()
+        previous = sys.gettrace()
+        threading.settrace(trace)
+        sys.settrace(trace)
     try:
         result = fn(*args, **kwargs)
     finally:
-        sys.setprofile(previous)
-        threading.setprofile(None)
-    keys = {_code_key(c) for c in codes}
+        STATE.traces.pop()
+        if outermost:
+            sys.settrace(previous)
+            threading.settrace(None)
+    keys = {_code_key(c) for c in codes} | reused
     keys.update(key for (c, key), b in zip(caches, before) if c.cache_info()[:2] != b)
-    return result, keys, bool(codes & planted)
+    # a nested call that reused a cached value (computed before it, maybe by code it did not trace) is not
+    # stored; the outermost call emptied the caches, so what it reused was computed, and traced, inside it
+    unsure = not outermost and any(c.cache_info()[0] != b[0] for (c, _), b in zip(caches, before))
+    return result, keys, bool(codes & planted) or unsure
 
 
 # ------------------------------------------------------------------------------------------------ the memo
@@ -168,8 +189,8 @@ def memoised(fn, name: str):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if STATE.directory is None or STATE.depth:
-            return fn(*args, **kwargs)
+        if STATE.directory is None or (STATE.traces and threading.get_ident() != STATE.owner):
+            return fn(*args, **kwargs)  # memo off, or a thread inside a traced call: traced, not memoised
         try:
             frozen, generators = _arguments(args, kwargs)
         except Exception:  # unpicklable arguments (a lambda, an executor): no memo for this call
@@ -186,15 +207,13 @@ def memoised(fn, name: str):
             if codes is not None and not (codes & STATE.replaced):
                 for g, state in zip(generators, states):
                     g.bit_generator.state = state
+                for _, reused in STATE.traces:  # the enclosing calls executed what this entry did
+                    reused.update(codes)
                 STATE.hits += 1
                 return result
         STATE.misses += 1
-        STATE.depth += 1
-        try:
-            result, codes, planted_ran = _traced(fn, args, kwargs)
-        finally:
-            STATE.depth -= 1
-        if planted_ran or codes & STATE.replaced:  # the swap's code ran, or the original reached it
+        result, codes, unstorable = _traced(fn, args, kwargs)
+        if unstorable or codes & STATE.replaced:  # the swap's code ran, or the original reached it
             return result
         try:
             after, _ = _arguments(args, kwargs)
@@ -204,8 +223,11 @@ def memoised(fn, name: str):
         except Exception:
             return result
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        try:  # a store that cannot be written (removed, full) only costs the reuse
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        except OSError:
+            return result
         STATE.stored += 1
         return result
 

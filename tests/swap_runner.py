@@ -36,13 +36,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
 SWAPS = Path(__file__).resolve().parent / "swaps"
-STORE_ROOT = REPO / "_build" / "swap-memo"
+STORE_ROOT = Path(os.environ.get("ATTNLIB_SWAP_MEMO_DIR", REPO / "_build" / "swap-memo"))  # the memo's store
 CELL_TIMEOUT = 600  # seconds per cell, as scripts/execute_notebook.py
 RUN_TIMEOUT = 3600
 
-# The nbval run's kernel environment (conftest.py), set before the fork server starts: it inherits it.
-os.environ.update({"PYTHONHASHSEED": "0", "ATTNLIB_PROGRESS": "0", "OPENBLAS_NUM_THREADS": "1",
-                   "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"})
+# The nbval run's kernel environment (conftest.py), given to the fork server only: the pytest worker's own
+# environment stays as it is (nbval's kernels, started by the same worker, must keep their inline backend).
+SERVER_ENV = {"PYTHONHASHSEED": "0", "ATTNLIB_PROGRESS": "0", "OPENBLAS_NUM_THREADS": "1",
+              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
 # Each patch is Python run before the chapter. ``_swap(module, name, new)`` replaces the function
 # ``module.name`` in every attnlib module that refers to that same object.
@@ -67,7 +68,8 @@ PRELUDE = textwrap.dedent("""
 
 # Imported once by the server, so that no run pays for them.
 PRELOAD = ["numpy", "scipy.stats", "scipy.optimize", "scipy.sparse.linalg", "matplotlib.pyplot",
-           "IPython.core.interactiveshell", "attnlib", "attnlib.views.webexplorer", "myst_nb", "myst_nb.ext.glue", "swap_memo"]
+           "IPython.core.interactiveshell", "attnlib", "attnlib.webexplorer", "myst_nb", "myst_nb.ext.glue",
+           "swap_memo"]
 
 
 def load_swaps() -> dict[str, tuple[str, str]]:
@@ -112,7 +114,8 @@ def chapter_cells(chapter: str) -> tuple[tuple[str, ...], frozenset]:
 
 
 def store_directory() -> Path:
-    """The memo's store for this version of attnlib and the data; stores of other versions are removed."""
+    """The memo's store for this version of attnlib and the data; stores of other versions are removed (a run
+    whose store goes away meanwhile computes what it cannot store: see swap_memo)."""
     import shutil
 
     import swap_memo
@@ -246,7 +249,8 @@ class _Server:
             cores = sorted(os.sched_getaffinity(0))
             worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
             cpu = cores[(int(worker[2:]) if worker[2:].isdigit() else 0) % len(cores)]
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(REPO)])}
+            env = {**os.environ, **SERVER_ENV,
+                   "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(REPO)])}
             cls.process = subprocess.Popen([sys.executable, "-c", "import swap_runner; swap_runner.serve()"],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))

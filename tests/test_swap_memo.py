@@ -1,8 +1,9 @@
 """The swap runs' memo (tests/swap_memo.py) never decides a swap's outcome: a run with the memo gives exactly
 what the run without it computes. Shown on a small package ``attnlib_probe`` written to a temporary directory
 (the memo traces functions by the package's directory, here set to the probe's) with the shapes the book's
-swaps have: a formula the engine calls, a formula only the chapter calls, a swap that plants another function
-of the package, one that wraps the original, a builtin, a cached function, and a constant."""
+swaps have: a formula the engine calls, a formula only the chapter calls, engine calls nested in others, a
+swap that plants another function of the package, one that wraps the original, a builtin, a cached function,
+and a constant."""
 
 from __future__ import annotations
 
@@ -40,6 +41,15 @@ PROBE = textwrap.dedent('''
 
     def cached_engine(n, rng):
         return table(n) + rng.standard_normal()
+
+    def inner(n, rng):
+        return formula(rng.standard_normal(n))
+
+    def outer(n, rng):
+        return inner(n, rng).sum() + closed_form(1.0) + inner(n, rng).sum()
+
+    def cached_outer(n, rng):
+        return table(n) + cached_engine(n, rng)
 ''')
 
 
@@ -51,7 +61,8 @@ def probe(tmp_path, monkeypatch):
     (package / "__init__.py").write_text(PROBE)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(swap_memo, "PACKAGE", str(package) + "/")
-    monkeypatch.setattr(swap_memo, "ENGINE", {"attnlib_probe": ("engine", "cached_engine")})
+    engines = ("engine", "cached_engine", "inner", "outer", "cached_outer")
+    monkeypatch.setattr(swap_memo, "ENGINE", {"attnlib_probe": engines})
     store = tmp_path / "store"
 
     def run(engine: str, swap=None, memo: bool = True):
@@ -100,7 +111,7 @@ def _constant(mod):
     mod.SCALE = 2.0
 
 
-@pytest.mark.parametrize("engine", ["engine", "cached_engine"])
+@pytest.mark.parametrize("engine", ["engine", "cached_engine", "outer", "cached_outer"])
 @pytest.mark.parametrize("swap", [_plant_other, _wrap, _new, _builtin, _closed_form, _constant])
 @pytest.mark.parametrize("first", [None, _plant_other, _wrap, _new, _closed_form, _constant])
 def test_a_memoised_run_computes_what_the_run_without_memo_computes(probe, engine, first, swap):
@@ -112,6 +123,14 @@ def test_a_memoised_run_computes_what_the_run_without_memo_computes(probe, engin
     assert with_memo[0] == without[0] and with_memo[1] == without[1]
 
 
+def test_an_entry_made_from_reused_nested_entries_knows_what_they_executed(probe):
+    """The outer call stored by the second run reused both inner draws: it must still count the formula they
+    executed, or the third run (formula swapped) would reuse it."""
+    probe("outer", _closed_form)  # stores the inner draws only (the outer call ran the planted closed form)
+    assert probe("outer")[2] == 4  # each outer call reused its 2 inner draws, and was stored
+    assert probe("outer", _wrap)[:2] == probe("outer", _wrap, memo=False)[:2]
+
+
 def test_the_memo_is_used_where_the_swap_cannot_change_the_call(probe):
     """Without this the test above would pass with a memo that never hits."""
     probe("engine")
@@ -120,3 +139,5 @@ def test_the_memo_is_used_where_the_swap_cannot_change_the_call(probe):
     assert (values, state) == probe("engine", memo=False)[:2]
     assert probe("engine", _new)[2] == 0
     assert probe("cached_engine", _closed_form)[2] == 0 and probe("cached_engine", _closed_form)[2] == 2
+    probe("outer")
+    assert probe("outer", _closed_form)[2] == 4  # the outer calls recomputed, the inner draws reused

@@ -81,4 +81,12 @@ SWAPS = {
 
         _swap(_pos, "_sample_markov", _markov_keep_r)
     """,
+    # kappa = (sum w)^2, which is 1 for every attention distribution: recovery would depend on alpha alone
+    # (chapter 05 stops on a ValueError with it, kappa = 0 for weights summing to 0; the model chapter's
+    # checks of alpha and kappa reject it)
+    "kappa as the squared sum": """
+        _W = attnlib.weights
+        _swap(_W, "kappa", lambda w: float(np.sum(np.asarray(w, dtype=float)) ** 2))
+        attnlib.setting.Setting.kappa = property(lambda self: float(self.weights.sum() ** 2))
+    """,
 }

@@ -63,12 +63,6 @@ SWAPS = {
             return _snr(w, R) * np.sum(w_arr * w_arr, axis=-1) / np.sum(np.abs(w_arr), axis=-1) ** 2
         _swap(_W, "snr", _wrong)
     """,
-    # kappa = (sum w)^2, which is 1 for every attention distribution: recovery would depend on alpha alone
-    "kappa as the squared sum": """
-        _W = attnlib.model.weights
-        _swap(_W, "kappa", lambda w: float(np.sum(np.asarray(w, dtype=float)) ** 2))
-        attnlib.model.setting.Setting.kappa = property(lambda self: float(self.weights.sum() ** 2))
-    """,
     # mean pooling on the prefix model: 1 + L^2/T instead of 1 + L(L - 1)/T
     "prefix mean snr with L^2": """
         _W = attnlib.model.weights
