@@ -68,7 +68,7 @@ PRELUDE = textwrap.dedent("""
 
 # Imported once by the server, so that no run pays for them.
 PRELOAD = ["numpy", "scipy.stats", "scipy.optimize", "scipy.sparse.linalg", "matplotlib.pyplot",
-           "IPython.core.interactiveshell", "attnlib", "attnlib.webexplorer", "myst_nb", "myst_nb.ext.glue",
+           "IPython.core.interactiveshell", "attnlib", "attnlib.views.webexplorer", "myst_nb", "myst_nb.ext.glue",
            "swap_memo"]
 
 

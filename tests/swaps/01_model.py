@@ -65,7 +65,7 @@ SWAPS = {
 
         def _gaussian_no_arcsin(Gamma):
             proc = _orig_gauss(Gamma)
-            return positional.SignProcess(proc.name, np.asarray(Gamma, dtype=float), proc._sampler)
+            return _pos.SignProcess(proc.name, np.asarray(Gamma, dtype=float), proc._sampler)
 
         _orig_gauss = _swap(_pos, "gaussian_signs", _gaussian_no_arcsin)
     """,
@@ -74,7 +74,7 @@ SWAPS = {
         import attnlib.model.positional as _pos
 
         def _markov_keep_r(n, rng, *, T, r):
-            first = positional._rademacher(rng, (n, 1))
+            first = _pos._rademacher(rng, (n, 1))
             flips = np.where(rng.random((n, T - 1)) < r, 1, -1).astype(np.int8)
             steps = np.concatenate([np.ones((n, 1), np.int8), flips], axis=1)
             return (first * np.cumprod(steps, axis=1)).astype(np.int8)
@@ -85,8 +85,8 @@ SWAPS = {
     # (chapter 05 stops on a ValueError with it, kappa = 0 for weights summing to 0; the model chapter's
     # checks of alpha and kappa reject it)
     "kappa as the squared sum": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         _swap(_W, "kappa", lambda w: float(np.sum(np.asarray(w, dtype=float)) ** 2))
-        attnlib.setting.Setting.kappa = property(lambda self: float(self.weights.sum() ** 2))
+        attnlib.model.setting.Setting.kappa = property(lambda self: float(self.weights.sum() ** 2))
     """,
 }

@@ -7,7 +7,7 @@ SWAPS = {
     "label snr without the free signs": """
         _D = attnlib.studies.downstream
         def _wrong(setting, position=None):
-            a = _D.label_signal(setting.weights, setting.R, _D._position(setting.process, position))
+            a = _D.label_signal(setting.weights, setting.R, _D.resolve_position(setting.process, position))
             M = (setting.mu_norm2 + setting.delta) / (1 - setting.delta)
             return float(a * a / setting.kappa * M)
         _swap(_D, "label_snr", _wrong)
@@ -16,7 +16,7 @@ SWAPS = {
     "label snr without 1/(1 - delta)": """
         _D = attnlib.studies.downstream
         def _wrong(setting, position=None):
-            a = _D.label_signal(setting.weights, setting.R, _D._position(setting.process, position))
+            a = _D.label_signal(setting.weights, setting.R, _D.resolve_position(setting.process, position))
             M = setting.mu_norm2 + setting.delta
             return float(a * a / setting.kappa * M / (1 + (setting.alpha - a * a) / setting.kappa * M))
         _swap(_D, "label_snr", _wrong)

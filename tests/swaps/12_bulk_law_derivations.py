@@ -51,20 +51,20 @@ SWAPS = {
     # the Tracy-Widom scale d^(-1/2) (a central-limit scale) instead of d^(-2/3)
     "Tracy-Widom scale with the power 1/2": """
         import attnlib.theory.fluctuations as _fl
-        _edge_constant = fluctuations.edge_constant
+        _edge_constant = _fl.edge_constant
         _swap(_fl, "edge_scale",
               lambda delta, gamma, kappa, d: float((_edge_constant(delta, gamma, kappa) * d) ** -0.5))
     """,
     # the complex Tracy-Widom law TW_2 (mean -1.7711, sd 0.9018) for the real one
     "TW_2 constants for TW_1": """
         import attnlib.theory.tracy_widom as _tw
-        tracy_widom.MEAN, tracy_widom.SD = -1.7710868074, 0.9018020
+        _tw.MEAN, _tw.SD = -1.7710868074, 0.9018020
     """,
     # the lower edge measured on the upper edge's Tracy-Widom scale
     "lower edge on the upper edge's scale": """
         import attnlib.engine.compare as _bulk
         import attnlib.theory.fluctuations as _fl
-        _swap(_bulk, "lower_edge_scale", fluctuations.edge_scale)
+        _swap(_bulk, "lower_edge_scale", _fl.edge_scale)
     """,
     # the most-used token's term with the mean count instead of the largest
     "heavy token term with the mean count": """
