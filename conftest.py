@@ -7,7 +7,9 @@ equal to the committed ones, which ``scripts/execute_notebook.py`` produced with
 * BLAS runs on one thread in the kernels: results are then bit-for-bit independent of the machine's core count
   and of other load (on a busy 2-core machine, two BLAS threads per kernel also ran several times slower).
 
-Under pytest-xdist (``make test`` runs ``--dist loadgroup --no-loadscope-reorder``) the unit of work is a group:
+Under pytest-xdist (``make test`` runs ``--dist loadgroup --no-loadscope-reorder``) the unit of work is a group
+(given to the scheduler by ``pytest_xdist_make_scheduler`` below: pytest-xdist 3.8 marks a group by renaming the
+node id, which pytest 9 no longer lets it do, so its own grouping is silently lost):
 a test file (so that module fixtures are computed once), a notebook under nbval, or the swaps of one chapter
 (marked by tests/test_swaps.py, so that one worker runs them one after another and the first fills the memo of
 the chapter's simulations for the others). Groups are handed out in the order below, the longest first, so
@@ -55,3 +57,25 @@ def pytest_collection_modifyitems(config, items):
 
 
 _GROUP = pytest.StashKey[str]()
+
+
+def _group_of(nodeid: str) -> str:
+    """The group of a test: its chapter for a swap (the test id starts ``<chapter>/``), else its file."""
+    path, _, rest = nodeid.partition("::")
+    if path == "tests/test_swaps.py" and "[" in rest and "/" in rest:
+        return "swaps-" + rest[rest.index("[") + 1:].split("/", 1)[0]
+    return path
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadgroup``, a scheduler that hands out the groups of ``_group_of`` whole, in collection
+    order (the order set above, with ``--no-loadscope-reorder``)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group_of(nodeid)
+
+    return GroupScheduling(config, log)

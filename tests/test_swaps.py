@@ -38,7 +38,7 @@ def store():
 
 
 def _params():
-    return [pytest.param(name, marks=pytest.mark.xdist_group(f"swaps-{chapter}"), id=name)
+    return [pytest.param(name, marks=pytest.mark.xdist_group(f"swaps-{chapter}"), id=f"{chapter}/{name}")
             for name, (chapter, _) in PATCHES.items()]
 
 
