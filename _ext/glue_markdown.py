@@ -2,7 +2,7 @@
 
 ``{glue:}`NN_name.ipynb::key``` pastes an output of another notebook. myst-nb resolves such cross-document
 references after parsing, for a few output types only (plain text, HTML, images): a Markdown output, such as
-the table of ``attnlib.report.markdown_table``, would show as ``<IPython.core.display.Markdown object>``.
+the table of ``attnlib.views.tables.markdown_table``, would show as ``<IPython.core.display.Markdown object>``.
 This post-transform runs just before myst-nb's, and replaces every such reference whose output is Markdown
 (and has no HTML) by that Markdown, parsed as MyST: tables, inline maths and code render as they do in the
 notebook the output comes from. The appendix book/verification.md relies on it.

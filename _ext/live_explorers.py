@@ -1,4 +1,4 @@
-"""Serve the book's live explorers: the scripts that turn ``attnlib.webexplorer`` outputs into live figures.
+"""Serve the book's live explorers: the scripts that turn ``attnlib.views.webexplorer`` outputs into live figures.
 
 A local Sphinx extension (listed in ``_config.yml`` under ``sphinx: config: extensions``; ``_ext/`` is on the
 path through ``local_extensions``):
@@ -57,7 +57,7 @@ def asset_bytes() -> int:
 
 
 def has_explorer(body: str) -> bool:
-    """Whether a page body holds a live explorer block (written by ``attnlib.webexplorer.embed``)."""
+    """Whether a page body holds a live explorer block (written by ``attnlib.views.webexplorer.embed``)."""
     return MARKER in (body or "")
 
 

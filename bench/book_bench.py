@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from attnlib.report import markdown_text
+from attnlib.views.tables import markdown_text
 from timing import REPO, fmt_time, timed, verdict
 
 

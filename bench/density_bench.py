@@ -11,8 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 import attnlib
-from attnlib import Setting, bulk, density, positional as P
-from attnlib.report import markdown_text
+from attnlib import Setting
+from attnlib.engine import compare, slq
+from attnlib.theory import spectral_laws
+from attnlib.model import positional as P
+from attnlib.views.tables import markdown_text
 from timing import fmt_bytes, fmt_time, fresh_process, timed, verdict
 
 SEED = 11
@@ -23,15 +26,17 @@ def null_setting(d: int) -> Setting:
 
 
 _GROWING = """
-from attnlib import bulk, model, operators
-s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=0.0, process=attnlib.positional.independent(16), weights="mean")
+from attnlib.engine import compare, operators
+from attnlib.theory import spectral_laws
+from attnlib.model import generative
+s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=0.0, process=attnlib.model.positional.independent(16), weights="mean")
 c = time.perf_counter
 rng = np.random.default_rng({seed})
-t0 = c(); voc = model.draw_vocabulary(s.d, s.V, 0.0, rng, dtype=np.float32); t1 = c()
-op = operators.SampleCovariance.from_tokens(voc.table, model.sample_tokens(s.process.sample(s.N, rng), s.V, rng),
+t0 = c(); voc = generative.draw_vocabulary(s.d, s.V, 0.0, rng, dtype=np.float32); t1 = c()
+op = operators.SampleCovariance.from_tokens(voc.table, generative.sample_tokens(s.process.sample(s.N, rng), s.V, rng),
                                             s.weights)
-t2 = c(); est = attnlib.density.SLQ().estimate(op, rng); t3 = c()
-l1 = est.histogram_l1(bulk.bulk_law(s.delta, s.gamma, s.kappa))
+t2 = c(); est = attnlib.engine.slq.SLQ().estimate(op, rng); t3 = c()
+l1 = est.histogram_l1(spectral_laws.bulk_law(s.delta, s.gamma, s.kappa))
 report(draw=t1 - t0, sequences=t2 - t1, slq=t3 - t2, l1=l1, probes=est.probes, degree=est.degree)
 """
 
@@ -39,17 +44,17 @@ report(draw=t1 - t0, sequences=t2 - t1, slq=t3 - t2, l1=l1, probes=est.probes, d
 def bench_slq(rep, quick: bool, repeats: int):
     d = 200 if quick else 2000
     s = null_setting(d)
-    law = bulk.bulk_law(s.delta, s.gamma, s.kappa)
+    law = spectral_laws.bulk_law(s.delta, s.gamma, s.kappa)
     edges = np.linspace(law.lower, law.upper, 51)
     t_exact, exact = timed(lambda: attnlib.simulate(s, np.random.default_rng(SEED), spectrum="exact"))
     hist = np.histogram(exact.spectrum, bins=edges)[0] / d
-    l1_exact = bulk.histogram_l1(exact.spectrum, law)
+    l1_exact = compare.histogram_l1(exact.spectrum, law)
     rows = [("exact eigenvalues (dense, float64)", "–", fmt_time(t_exact), "0", f"{l1_exact:.4f}")]
     sizes = ((8, 20),) if quick else ((8, 30), (32, 30), (128, 30))
-    default = density.SLQ()
+    default = slq.SLQ()
     l1_default = None
     for probes, degree in sizes + ((default.probes, default.degree),) * (not quick):
-        est_spec = density.SLQ(probes, degree)
+        est_spec = slq.SLQ(probes, degree)
         t, dr = timed(lambda: attnlib.simulate(s, np.random.default_rng(SEED), spectrum=est_spec))
         between = float(np.abs(dr.density.masses(edges) - hist).sum())
         rows.append((f"SLQ, {probes} probes × {degree} steps", f"{probes * degree:,}", fmt_time(t), f"{between:.4f}",
@@ -63,7 +68,7 @@ def bench_slq(rep, quick: bool, repeats: int):
               "its exact eigenvalues (`simulate(..., spectrum=\"exact\")`) and its SLQ density "
               "(`simulate(..., spectrum=SLQ(probes, degree))`, the same random numbers in single precision). "
               "*between*: sum over 50 bins on the law's support of |SLQ bin mass - exact histogram fraction|; "
-              "*vs law*: `SpectralDensity.histogram_l1`, the convention of `bulk.histogram_l1` (mass outside the "
+              "*vs law*: `SpectralDensity.histogram_l1`, the convention of `compare.histogram_l1` (mass outside the "
               "support counts). Time: the whole draw (the exact one includes forming S and all its "
               "eigenvalues).\n\n"
               + markdown_text(("estimate", "products", "time", "L1 between", "L1 vs law"), rows))
@@ -80,7 +85,7 @@ def bench_slq(rep, quick: bool, repeats: int):
                     "≤ 60 s" if big else "–", verdict(out["slq"] <= 60) if big else "–")
             rep.row(4, f"SLQ density at d = {dd:,}: L1 against the law (50 bins)", f"{out['l1']:.4f}", "–",
                     "≤ 0.01" if big else "–", verdict(out["l1"] <= 0.01) if big else "–")
-    text_b = (f"(b) The default `density.SLQ()` ({default.probes} probes × {default.degree} Lanczos steps) against "
+    text_b = (f"(b) The default `slq.SLQ()` ({default.probes} probes × {default.degree} Lanczos steps) against "
               "the "
               "law as d grows, each size in a fresh interpreter: the float32 vocabulary, the sequences and the "
               "operator, then the density estimate; peak resident memory of that interpreter.\n\n"

@@ -16,8 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import attnlib
-from attnlib import Setting, cost, linalg, model, positional as P, theory
-from attnlib.report import markdown_text
+from attnlib import Setting, theory
+from attnlib.engine import cost
+from attnlib.numerics import linalg
+from attnlib.model import generative, positional as P
+from attnlib.views.tables import markdown_text
 from timing import fmt_bytes, fmt_ratio, fmt_time, fresh_process, side_by_side, timed, verdict
 
 SEED = 7
@@ -29,7 +32,7 @@ def draw_setting(d: int) -> Setting:
 
 def floor(s: Setting, seed: int = SEED):
     """The floor of any draw: the vocabulary (float32, as the draw makes it) and one pass over it."""
-    voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, np.random.default_rng(seed), dtype=np.float32)
+    voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, np.random.default_rng(seed), dtype=np.float32)
     with linalg.one_blas_thread():
         return voc.table @ np.ones(s.d, np.float32)
 
@@ -63,21 +66,23 @@ def bench_draw(rep, quick: bool, repeats: int):
             "sequences, top eigenpair, overlaps with u, h, g. *dense* = `attnlib.simulate(s, rng, method=\"dense\")` "
             "(pooled C and S = CᵀC/N in float32, Lanczos on S); *matrix-free* = `method=\"matrix-free\"` (Lanczos "
             "on S applied through the table and the sparse token matrix); *floor* = "
-            "`model.draw_vocabulary(..., dtype=numpy.float32)` plus one product of the table with a vector. "
+            "`generative.draw_vocabulary(..., dtype=numpy.float32)` plus one product of the table with a vector. "
             "Minimum over rounds, cases in rotating order (one round at d = 8000). *auto*: the path "
-            "`method=\"auto\"` takes (`attnlib.cost.plan`). Last two columns: the two paths on the same draw.\n\n"
+            "`method=\"auto\"` takes (`attnlib.engine.cost.plan`). Last two columns: the two paths on the same draw.\n\n"
             + markdown_text(("d", "dense", "matrix-free", "floor", "dense / matrix-free", "matrix-free / floor",
                              "auto", "Δ top (rel)", "Δ overlaps (abs)"), rows))
     rep.section("2. One draw: dense and matrix-free paths", text)
 
 
 _STAGES = """
-s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=1.0, process=attnlib.positional.markov(16, 0.6), weights="mean")
-from attnlib import model, operators, linalg
+s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=1.0, process=attnlib.model.positional.markov(16, 0.6), weights="mean")
+from attnlib.model import generative
+from attnlib.engine import operators
+from attnlib.numerics import linalg
 c = time.perf_counter
 rng = np.random.default_rng({seed}); t = {{}}
-t0 = c(); voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng, dtype=np.float32); t['vocabulary (float32)'] = c() - t0
-t0 = c(); tokens = model.sample_tokens(s.process.sample(s.N, rng), s.V, rng); t['signs and tokens'] = c() - t0
+t0 = c(); voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng, dtype=np.float32); t['vocabulary (float32)'] = c() - t0
+t0 = c(); tokens = generative.sample_tokens(s.process.sample(s.N, rng), s.V, rng); t['signs and tokens'] = c() - t0
 t0 = c(); op = operators.SampleCovariance.from_tokens(voc.table, tokens, s.weights); t['token matrix'] = c() - t0
 t0 = c(); vals, vecs = operators.top_eigenpairs(op, 1); t['Lanczos'] = c() - t0
 t0 = c()
@@ -88,16 +93,17 @@ report(stages=t, products=op.products, top=float(vals[0]), overlap_h=ov[1])
 """
 
 _WHOLE = """
-s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=1.0, process=attnlib.positional.markov(16, 0.6), weights="mean")
-planned = attnlib.cost.plan(s)
+s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=1.0, process=attnlib.model.positional.markov(16, 0.6), weights="mean")
+planned = attnlib.engine.cost.plan(s)
 t0 = time.perf_counter(); dr = attnlib.simulate(s, np.random.default_rng({seed})); wall = time.perf_counter() - t0
 report(wall=wall, method=dr.method, planned_peak=planned.peak, top=dr.top, overlap_h=dr.overlap_h)
 """
 
 _FLOOR = """
-from attnlib import linalg, model
+from attnlib.numerics import linalg
+from attnlib.model import generative
 t0 = time.perf_counter()
-voc = model.draw_vocabulary({d}, {V}, 1.0, np.random.default_rng({seed}), dtype=np.float32)
+voc = generative.draw_vocabulary({d}, {V}, 1.0, np.random.default_rng({seed}), dtype=np.float32)
 t1 = time.perf_counter()
 with linalg.one_blas_thread():
     voc.table @ np.ones({d}, np.float32)

@@ -14,8 +14,9 @@ import numpy as np
 from scipy.integrate import quad
 
 import attnlib
-from attnlib import Setting, positional as P, theory
-from attnlib.report import markdown_text
+from attnlib import Setting, theory
+from attnlib.model import positional as P
+from attnlib.views.tables import markdown_text
 from timing import fmt_ratio, fmt_time, side_by_side, timed, verdict
 
 DELTA, GAMMA = 0.5, 0.25  # V = 2d, N = 4d throughout
@@ -156,7 +157,7 @@ def bench_density(rep, quick: bool, repeats: int):
         rng = np.random.default_rng(20260530 + d)
         counts, best = np.zeros(50), math.inf
         for _ in range(draws):
-            t_mc, dr = timed(lambda: attnlib.simulate(s, rng, full_spectrum=True))
+            t_mc, dr = timed(lambda: attnlib.simulate(s, rng, spectrum="exact"))
             best = min(best, t_mc)
             counts += np.histogram(np.clip(dr.eigenvalues / s.kappa, lo, hi), bins=edges)[0]
         l1 = float(np.abs(counts / (draws * d) - masses).sum())
@@ -176,7 +177,7 @@ def bench_density(rep, quick: bool, repeats: int):
                 f"{fmt_ratio(t_target / t_big)} slower than `bulk_density`")
     gb = 4 * d_star * d_star * 8 / 2**30
     lines += ["Monte-Carlo: eigenvalue histogram (50 bins on the support, eigenvalues clipped into it) of S from "
-              "`attnlib.simulate(..., full_spectrum=True)` with no signal, T = 16 independent signs, mean pooling, "
+              "`attnlib.simulate(..., spectrum='exact')` with no signal, T = 16 independent signs, mean pooling, "
               f"{draws} draws per size pooled; L1 = sum over bins of |histogram fraction - exact bin mass| (bin masses "
               "by adaptive quadrature of `bulk_density`). Time: per draw, minimum of the draws.", "",
               markdown_text(("d", "draws", "time per draw", "L1"), mc_rows)]

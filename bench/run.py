@@ -43,7 +43,7 @@ os.environ.setdefault("ATTNLIB_PROGRESS", "0")
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
-from attnlib.report import markdown_text  # noqa: E402
+from attnlib.views.tables import markdown_text  # noqa: E402
 from book_bench import bench_book  # noqa: E402
 from density_bench import bench_slq  # noqa: E402
 from engine_bench import bench_draw, bench_large, bench_sweep  # noqa: E402

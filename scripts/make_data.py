@@ -46,9 +46,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import attnlib  # noqa: E402
-from attnlib import Setting, bulk, finite_size, fluctuations, positional, theory, weights  # noqa: E402
-from attnlib.density import SLQ  # noqa: E402
-from attnlib.montecarlo import streams  # noqa: E402
+from attnlib import Setting, theory  # noqa: E402
+from attnlib.engine import compare
+from attnlib.theory import spectral_laws, fluctuations
+from attnlib.studies import finite_size
+from attnlib.model import positional, weights
+from attnlib.engine.slq import SLQ  # noqa: E402
+from attnlib.engine.montecarlo import streams  # noqa: E402
 
 OUT = REPO / "book" / "data" / "finite_size.npz"
 PARTS = REPO / "_build" / "finite_size"
@@ -109,8 +113,8 @@ def _draw(setting: Setting, stream, k: int, spectrum):
     draw, h2 = finite_size.centroid_draw(setting, np.random.default_rng(stream), k=k, spectrum=spectrum)
     l1 = np.nan
     if spectrum is not None:
-        law = bulk.bulk_law(setting.delta, setting.gamma, setting.kappa)
-        l1 = bulk.histogram_l1(draw.spectrum if spectrum == "exact" else draw.density, law)
+        law = spectral_laws.bulk_law(setting.delta, setting.gamma, setting.kappa)
+        l1 = compare.histogram_l1(draw.spectrum if spectrum == "exact" else draw.density, law)
     return draw.top_eigenvalues, draw.overlaps[1], h2, l1
 
 

@@ -46,17 +46,17 @@ PACKAGE = str(REPO / "attnlib") + os.sep
 #: The engine: functions whose calls simulate (module -> names). Add a function here when a chapter spends
 #: seconds in it; nothing else needs to change.
 ENGINE = {
-    "attnlib.montecarlo": ("sweep", "finite_size_scan"),
-    "attnlib.simulation": ("simulate", "draw"),
-    "attnlib.classes": ("sweep",),
-    "attnlib.layer": ("layer_scan", "layer_draw"),
-    "attnlib.attention": ("deviation_scan", "sample_embeddings"),
-    "attnlib.learning": ("train_pooling", "bounded_optimum", "label_snr_optimum"),
-    "attnlib.mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments"),
-    "attnlib.finite_size": ("nested_draws",),
-    "attnlib.experiment": ("run_experiment",),
-    "attnlib.bulk": ("distance_floor",),
-    "attnlib.webexplorer": ("embed",),
+    "attnlib.engine.montecarlo": ("sweep", "finite_size_scan"),
+    "attnlib.engine.simulation": ("simulate", "draw"),
+    "attnlib.studies.k_class_sweep": ("sweep",),
+    "attnlib.studies.real_layer": ("layer_scan", "layer_draw"),
+    "attnlib.studies.causal_attention": ("deviation_scan", "sample_embeddings"),
+    "attnlib.studies.learning": ("train_pooling", "bounded_optimum", "label_snr_optimum"),
+    "attnlib.studies.token_mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments"),
+    "attnlib.studies.finite_size": ("nested_draws",),
+    "attnlib.studies.experiment": ("run_experiment",),
+    "attnlib.engine.compare": ("distance_floor",),
+    "attnlib.views.webexplorer": ("embed",),
 }
 
 

@@ -50,8 +50,8 @@ SERVER_ENV = {"PYTHONHASHSEED": "0", "ATTNLIB_PROGRESS": "0", "OPENBLAS_NUM_THRE
 PRELUDE = textwrap.dedent("""
     import sys
     import numpy as np
-    import attnlib, attnlib.theory, attnlib.theory._spikes, attnlib.theory._law, attnlib.weights, attnlib.mixing
-    import attnlib.fluctuations
+    import attnlib, attnlib.theory, attnlib.theory._spikes, attnlib.theory._law, attnlib.model.weights, attnlib.studies.token_mixing
+    import attnlib.theory.fluctuations
 
     def _swap(module, name, new):
         original = getattr(module, name)
@@ -68,7 +68,7 @@ PRELUDE = textwrap.dedent("""
 
 # Imported once by the server, so that no run pays for them.
 PRELOAD = ["numpy", "scipy.stats", "scipy.optimize", "scipy.sparse.linalg", "matplotlib.pyplot",
-           "IPython.core.interactiveshell", "attnlib", "attnlib.webexplorer", "myst_nb", "myst_nb.ext.glue",
+           "IPython.core.interactiveshell", "attnlib", "attnlib.views.webexplorer", "myst_nb", "myst_nb.ext.glue",
            "swap_memo"]
 
 

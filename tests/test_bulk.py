@@ -1,4 +1,4 @@
-"""attnlib.bulk: CDFs against quadrature, distances against exact constructions and scipy, and the finite-T
+"""attnlib.engine.compare: CDFs against quadrature, distances against exact constructions and scipy, and the finite-T
 token-mixing moments against dense linear algebra and their exact (Poisson) expectations."""
 
 
@@ -7,7 +7,12 @@ import pytest
 from scipy import stats
 from scipy.integrate import quad
 
-from attnlib import Setting, bulk, mixing, plotting, positional, sweep, theory
+from attnlib import Setting, sweep, theory
+from attnlib.engine import compare
+from attnlib.theory import spectral_laws
+from attnlib.studies import token_mixing
+from attnlib.views import plotting
+from attnlib.model import positional
 
 REGIMES = [(0.5, 0.25), (0.2, 0.8), (2.0, 0.5), (0.5, 3.0), (3.0, 2.0), (1.0, 0.5), (1.0, 1.0)]
 
@@ -24,7 +29,7 @@ def _quantiles(law, n):
 
 @pytest.mark.parametrize("delta,gamma", REGIMES)
 def test_bulk_cdf_matches_quadrature_and_ends(delta, gamma):
-    law = bulk.bulk_law(delta, gamma, kappa=1.3)
+    law = spectral_laws.bulk_law(delta, gamma, kappa=1.3)
     tol = 5e-6 if delta == gamma == 1.0 else 1e-7  # x^(-2/3) hard edge at 0 when delta = gamma = 1
     assert law.cdf(law.upper) == pytest.approx(1.0, abs=tol)
     assert law.cdf(1e-300) == pytest.approx(theory.zero_atom(delta, gamma), abs=1e-12)
@@ -35,20 +40,20 @@ def test_bulk_cdf_matches_quadrature_and_ends(delta, gamma):
         assert law.cdf(x) == pytest.approx(law.atom + val, abs=tol)
     grid = np.linspace(-1, law.upper * 1.1, 5001)
     assert np.all(np.diff(law.cdf(grid)) >= 0)
-    np.testing.assert_array_equal(bulk.bulk_cdf(grid, delta, gamma, 1.3), law.cdf(grid))
+    np.testing.assert_array_equal(spectral_laws.bulk_cdf(grid, delta, gamma, 1.3), law.cdf(grid))
 
 
 @pytest.mark.parametrize("ratio", [0.3, 1.0, 2.5])
 def test_mp_cdf_against_quadrature(ratio):
-    law = bulk.mp_law(ratio, 2.0)
+    law = spectral_laws.mp_law(ratio, 2.0)
     assert law.atom == pytest.approx(max(0.0, 1 - 1 / ratio))
     for x in np.linspace(law.lower, law.upper, 4)[1:]:
         val, _ = quad(lambda y: theory.mp_density(y, ratio, 2.0), law.lower, x, limit=400, epsabs=1e-12)
-        assert bulk.mp_cdf(x, ratio, 2.0) == pytest.approx(law.atom + val, abs=1e-7)
+        assert spectral_laws.mp_cdf(x, ratio, 2.0) == pytest.approx(law.atom + val, abs=1e-7)
 
 
 def test_bin_masses_sum_to_continuous_mass():
-    law = bulk.bulk_law(2.0, 0.5)
+    law = spectral_laws.bulk_law(2.0, 0.5)
     edges = np.linspace(law.lower, law.upper, 51)
     masses = law.bin_masses(edges)
     assert np.all(masses >= 0) and masses.sum() == pytest.approx(1 - law.atom, abs=1e-9)
@@ -59,53 +64,53 @@ def test_bin_masses_sum_to_continuous_mass():
 
 @pytest.mark.parametrize("delta,gamma", [(0.5, 0.25), (0.5, 3.0), (3.0, 2.0)])
 def test_distances_vanish_on_quantile_points(delta, gamma):
-    law = bulk.bulk_law(delta, gamma)
+    law = spectral_laws.bulk_law(delta, gamma)
     x = _quantiles(law, 20_000)
-    assert bulk.ks_distance(x, law) <= 1 / 20_000 + 1e-6
-    assert bulk.histogram_l1(x, law, bins=50) < 50 / 20_000
-    assert bulk.zero_fraction(x) == pytest.approx(law.atom, abs=1 / 20_000)
+    assert compare.ks_distance(x, law) <= 1 / 20_000 + 1e-6
+    assert compare.histogram_l1(x, law, bins=50) < 50 / 20_000
+    assert compare.zero_fraction(x) == pytest.approx(law.atom, abs=1 / 20_000)
 
 
 def test_ks_matches_scipy_for_a_continuous_law():
-    law = bulk.bulk_law(0.5, 0.25)
+    law = spectral_laws.bulk_law(0.5, 0.25)
     x = np.random.default_rng(0).uniform(law.lower, law.upper, 3000)
     ref = stats.kstest(x, law.cdf).statistic
-    assert bulk.ks_distance(x, law) == pytest.approx(ref, abs=1e-12)
+    assert compare.ks_distance(x, law) == pytest.approx(ref, abs=1e-12)
 
 
 def test_ks_with_atom_counts_the_jump():
-    law = bulk.bulk_law(2.0, 0.5)  # atom 1/2
+    law = spectral_laws.bulk_law(2.0, 0.5)  # atom 1/2
     cont = _quantiles(law, 2000)[1000:]  # the continuous half, exactly placed
-    no_zeros = bulk.ks_distance(cont, law)  # all mass on the continuous part: off by the whole atom
+    no_zeros = compare.ks_distance(cont, law)  # all mass on the continuous part: off by the whole atom
     assert no_zeros == pytest.approx(0.5, abs=1e-3)
     too_many = np.concatenate([np.zeros(1500), cont[::2]])  # 3/4 zeros
-    assert bulk.ks_distance(too_many, law) == pytest.approx(0.25, abs=2e-3)
+    assert compare.ks_distance(too_many, law) == pytest.approx(0.25, abs=2e-3)
 
 
 def test_l1_counts_mass_outside_and_atom():
-    law = bulk.bulk_law(0.5, 0.25)
+    law = spectral_laws.bulk_law(0.5, 0.25)
     far = np.full(100, 2 * law.upper)
-    assert bulk.histogram_l1(far, law) == pytest.approx(2.0)
-    law_atom = bulk.bulk_law(0.5, 3.0)
+    assert compare.histogram_l1(far, law) == pytest.approx(2.0)
+    law_atom = spectral_laws.bulk_law(0.5, 3.0)
     x = _quantiles(law_atom, 30_000)
     moved = np.where(x == 0, law_atom.upper * 2, x)  # the atom's mass moved above the support
-    assert bulk.histogram_l1(moved, law_atom) == pytest.approx(2 * law_atom.atom, abs=3e-3)
+    assert compare.histogram_l1(moved, law_atom) == pytest.approx(2 * law_atom.atom, abs=3e-3)
 
 
 def test_l1_of_iid_sample_is_at_the_sampling_level():
     """i.i.d. draws from the law: L1 ~ sum_i sqrt(p_i/n), so about sqrt(bins/n) (eigenvalues do better)."""
-    law = bulk.bulk_law(0.2, 0.8)
+    law = spectral_laws.bulk_law(0.2, 0.8)
     u = np.random.default_rng(1).uniform(size=20_000)
     x = np.interp(u, law._F, law._x)
-    l1 = bulk.histogram_l1(x, law, bins=50)
+    l1 = compare.histogram_l1(x, law, bins=50)
     assert 0.3 * np.sqrt(50 / 20_000) < l1 < 1.5 * np.sqrt(50 / 20_000)
 
 
 def test_mp_law_is_far_from_the_bulk_law_on_its_own_samples():
-    law = bulk.bulk_law(0.5, 0.25)
+    law = spectral_laws.bulk_law(0.5, 0.25)
     x = _quantiles(law, 10_000)
-    assert bulk.ks_distance(x, bulk.mp_law(0.25)) > 0.05
-    assert bulk.histogram_l1(x, bulk.mp_law(0.25)) > 0.3
+    assert compare.ks_distance(x, spectral_laws.mp_law(0.25)) > 0.05
+    assert compare.histogram_l1(x, spectral_laws.mp_law(0.25)) > 0.3
 
 
 # ----------------------------------------------------------------------------- moments, extremes
@@ -113,38 +118,38 @@ def test_mp_law_is_far_from_the_bulk_law_on_its_own_samples():
 
 def test_spectrum_moments_shapes_and_values():
     ev = np.random.default_rng(2).uniform(0, 3, size=(4, 500))
-    m = bulk.spectrum_moments(ev, 3, scale=2.0)
+    m = compare.spectrum_moments(ev, 3, scale=2.0)
     assert m.shape == (4, 3)
     np.testing.assert_allclose(m[:, 1], np.mean((ev / 2) ** 2, axis=1))
-    assert bulk.spectrum_moments(ev[0], 2).shape == (2,)
-    law = bulk.bulk_law(0.5, 3.0)
-    np.testing.assert_allclose(bulk.spectrum_moments(_quantiles(law, 200_000), 3),
+    assert compare.spectrum_moments(ev[0], 2).shape == (2,)
+    law = spectral_laws.bulk_law(0.5, 3.0)
+    np.testing.assert_allclose(compare.spectrum_moments(_quantiles(law, 200_000), 3),
                                theory.bulk_moments(3, 0.5, 3.0), rtol=2e-3)
 
 
 def test_mp_moments_are_narayana_and_match_density():
-    np.testing.assert_allclose(bulk.mp_moments(4, 0.5), [1, 1.5, 1 + 1.5 + 0.25, 1 + 3 + 1.5 + 0.125])
+    np.testing.assert_allclose(spectral_laws.mp_moments(4, 0.5), [1, 1.5, 1 + 1.5 + 0.25, 1 + 3 + 1.5 + 0.125])
     lo, hi = theory.mp_edges(0.7)
     m3, _ = quad(lambda x: x**3 * theory.mp_density(x, 0.7), lo, hi, limit=200)
-    assert bulk.mp_moments(3, 0.7)[2] == pytest.approx(m3, rel=1e-7)
-    np.testing.assert_allclose(bulk.mp_moments(4, 0.7), theory.bulk_moments(4, 1e-12, 0.7), rtol=1e-9)
+    assert spectral_laws.mp_moments(3, 0.7)[2] == pytest.approx(m3, rel=1e-7)
+    np.testing.assert_allclose(spectral_laws.mp_moments(4, 0.7), theory.bulk_moments(4, 1e-12, 0.7), rtol=1e-9)
 
 
 def test_extremes_and_zero_fraction():
     ev = np.array([[0.0, 1e-16, 0.3, 2.0], [0.0, 0.5, 0.6, 1.5]])
-    small, large = bulk.extreme_eigenvalues(ev)
+    small, large = compare.extreme_eigenvalues(ev)
     np.testing.assert_allclose(small, [0.3, 0.5])
     np.testing.assert_allclose(large, [2.0, 1.5])
-    assert bulk.zero_fraction(ev) == pytest.approx(3 / 8)
+    assert compare.zero_fraction(ev) == pytest.approx(3 / 8)
 
 
 # ----------------------------------------------------------------------------- finite T
 
 
 def test_m4_shift_values():
-    assert mixing.m4_shift(0.5, 0.25, [1.0]) == pytest.approx(0.5 * 0.25**2)
-    assert mixing.m4_shift(0.5, 0.25, np.full(4, 0.25)) == pytest.approx(0.5 * 0.25**2 / 16)
-    assert mixing.m4_shift(0.5, 0.25, [3.0, 1.0]) == pytest.approx(mixing.m4_shift(0.5, 0.25, [0.75, 0.25]))
+    assert token_mixing.m4_shift(0.5, 0.25, [1.0]) == pytest.approx(0.5 * 0.25**2)
+    assert token_mixing.m4_shift(0.5, 0.25, np.full(4, 0.25)) == pytest.approx(0.5 * 0.25**2 / 16)
+    assert token_mixing.m4_shift(0.5, 0.25, [3.0, 1.0]) == pytest.approx(token_mixing.m4_shift(0.5, 0.25, [0.75, 0.25]))
 
 
 def _closed_walks(k):
@@ -211,17 +216,17 @@ def test_m4_shift_equals_exhaustive_walk_count(w, c):
     """Independent of the derivation's shortcut: count every closed walk on the token-sequence tree. Moments
     1-3 equal MP_c's; the 4th exceeds it by c^2 (sum w^4/kappa^2)^2 = m4_shift(delta, gamma, w) / delta^3."""
     walk = np.array([_walk_moment(k, w, c) for k in range(1, 5)])
-    mp = bulk.mp_moments(4, c)
+    mp = spectral_laws.mp_moments(4, c)
     np.testing.assert_allclose(walk[:3], mp[:3], rtol=1e-12)
     delta = 0.7
-    assert walk[3] - mp[3] == pytest.approx(mixing.m4_shift(delta, c * delta, w) / delta**3, rel=1e-10)
+    assert walk[3] - mp[3] == pytest.approx(token_mixing.m4_shift(delta, c * delta, w) / delta**3, rel=1e-10)
 
 
 @pytest.mark.parametrize("w", [[1.0], [0.7, 0.3], [0.25] * 4])
 def test_token_mixing_moments_equal_dense_traces(w):
     V, N = 40, 70
-    m = mixing.token_mixing_moments(V, N, w, np.random.default_rng(5))
-    ev = mixing.token_mixing_spectrum(V, N, w, np.random.default_rng(5))  # same draw
+    m = token_mixing.token_mixing_moments(V, N, w, np.random.default_rng(5))
+    ev = token_mixing.token_mixing_spectrum(V, N, w, np.random.default_rng(5))  # same draw
     np.testing.assert_allclose(m, [np.mean(ev**k) for k in range(1, 5)], rtol=1e-9)
 
 
@@ -230,8 +235,8 @@ def test_token_mixing_T1_is_poisson():
     Touchard: E[(k/lambda)^4] = 1 + 6c + 7c^2 + c^3 (c = 1/lambda) against MP_c's 1 + 6c + 6c^2 + c^3."""
     V, N = 100_000, 50_000
     c = V / N
-    m = np.mean([mixing.token_mixing_moments(V, N, [1.0], np.random.default_rng(s)) for s in range(3)], axis=0)
-    mp = bulk.mp_moments(4, c)
+    m = np.mean([token_mixing.token_mixing_moments(V, N, [1.0], np.random.default_rng(s)) for s in range(3)], axis=0)
+    mp = spectral_laws.mp_moments(4, c)
     np.testing.assert_allclose(m[:3], mp[:3], rtol=0.02)
     assert m[3] == pytest.approx(1 + 6 * c + 7 * c**2 + c**3, rel=0.05)
     assert m[3] - mp[3] == pytest.approx(c**2, abs=1.5)  # per-draw sd 0.77 (8 draws): 3 draws, ~3.4 se
@@ -247,10 +252,10 @@ def test_token_mixing_T2_excess_matches_formula():
     V, N = 100_000, 50_000
     w = np.array([0.7, 0.3])
     draws, tol = 24, 3 * 0.46 / np.sqrt(24)
-    m4 = np.mean([mixing.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(draws)])
-    excess = m4 - bulk.mp_moments(4, V / N)[3]
+    m4 = np.mean([token_mixing.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(draws)])
+    excess = m4 - spectral_laws.mp_moments(4, V / N)[3]
     c, r = V / N, float((w**4).sum() / (w @ w) ** 2)
-    assert excess == pytest.approx(mixing.m4_shift(1.0, 2.0, w), abs=tol)  # delta gamma^2 = c^2 at delta = 1
+    assert excess == pytest.approx(token_mixing.m4_shift(1.0, 2.0, w), abs=tol)  # delta gamma^2 = c^2 at delta = 1
     for wrong in (c**2 * r, 0.0):  # the first-power excess, no excess
         assert abs(excess - wrong) > tol
 
@@ -260,7 +265,7 @@ def test_exact_spectra_and_t_departure_shapes():
     ev = sweep([s], 3, 2, spectrum="exact").spectra[0]
     assert ev.shape == (2, 40)
     np.testing.assert_array_equal(ev, sweep([s], 3, 2, spectrum="exact").spectra[0])
-    dep = mixing.t_departure(0.5, 0.25, 40, [1, 4], seed=1, draws=2)
+    dep = token_mixing.t_departure(0.5, 0.25, 40, [1, 4], seed=1, draws=2)
     assert dep.m4.shape == (2,) and dep.m4_predicted[0] > dep.m4_predicted[1] > dep.m4_law
     assert dep.edges == pytest.approx(theory.bulk_edges(0.5, 0.25))
 
@@ -269,25 +274,25 @@ def test_exact_spectra_and_t_departure_shapes():
 
 
 def test_bad_input_raises_named_errors():
-    law = bulk.bulk_law(0.5, 0.25)
+    law = spectral_laws.bulk_law(0.5, 0.25)
     with pytest.raises(ValueError, match="law"):
-        bulk.ks_distance([1.0, 2.0], "bulk")
+        compare.ks_distance([1.0, 2.0], "bulk")
     with pytest.raises(ValueError, match="eigenvalues"):
-        bulk.histogram_l1([], law)
+        compare.histogram_l1([], law)
     with pytest.raises(ValueError, match="eigenvalues"):
-        bulk.ks_distance([-1.0, 1.0], law)
+        compare.ks_distance([-1.0, 1.0], law)
     with pytest.raises(ValueError, match="bins"):
-        bulk.histogram_l1([1.0], law, bins=0)
+        compare.histogram_l1([1.0], law, bins=0)
     with pytest.raises(ValueError, match="delta"):
-        bulk.bulk_law(-1, 0.5)
+        spectral_laws.bulk_law(-1, 0.5)
     with pytest.raises(ValueError, match="ratio"):
-        bulk.mp_law(0.0)
+        spectral_laws.mp_law(0.0)
     with pytest.raises(ValueError, match="V"):
-        mixing.token_mixing_moments(11, 10, [1.0], np.random.default_rng(0))
+        token_mixing.token_mixing_moments(11, 10, [1.0], np.random.default_rng(0))
     with pytest.raises(ValueError, match="w"):
-        mixing.m4_shift(0.5, 0.25, [0.0, 0.0])
+        token_mixing.m4_shift(0.5, 0.25, [0.0, 0.0])
     with pytest.raises(ValueError, match="draws"):
-        mixing.t_departure(0.5, 0.25, 40, [1], seed=0, draws=1)
+        token_mixing.t_departure(0.5, 0.25, 40, [1], seed=0, draws=1)
     with pytest.raises(ValueError, match="x"):
         law.cdf([np.nan])
 
@@ -299,7 +304,7 @@ def test_exact_spectra_equal_simulate_full_spectrum():
     ev = sweep([s], 7, 2, spectrum="exact").spectra[0]
     streams = np.random.SeedSequence(7).spawn(2)
     for j in range(2):
-        ref = simulate(s, np.random.default_rng(streams[j]), full_spectrum=True).eigenvalues
+        ref = simulate(s, np.random.default_rng(streams[j]), spectrum="exact").eigenvalues
         np.testing.assert_allclose(ev[j], ref, rtol=1e-9, atol=1e-12)
 
 
@@ -309,7 +314,7 @@ def test_overlay_draws_histogram_and_law():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    law = bulk.bulk_law(0.5, 3.0)
+    law = spectral_laws.bulk_law(0.5, 3.0)
     x = np.concatenate([np.zeros(5), _quantiles(law, 3000)])  # a few extra zeros, as after centering
     fig, ax = plt.subplots()
     plotting.overlay(ax, x, law, bins=30)

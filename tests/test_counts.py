@@ -1,14 +1,18 @@
-"""The one-token law (attnlib.counts): the Poisson population, the Stieltjes solver against closed forms and
+"""The one-token law (attnlib.theory.single_token): the Poisson population, the Stieltjes solver against closed forms and
 against the book's bulk law, exact moments, the lower edge, and a small Monte-Carlo run."""
 
 import numpy as np
 import pytest
 
-from attnlib import Setting, bulk, counts, mixing, positional, sweep, theory
+from attnlib import Setting, sweep, theory
+from attnlib.engine import compare
+from attnlib.theory import spectral_laws, single_token
+from attnlib.studies import token_mixing
+from attnlib.model import positional
 
 
 def test_count_population_is_poisson_over_its_mean():
-    tau, p = counts.count_population(0.25, 0.5)  # lambda = 0.5
+    tau, p = single_token.count_population(0.25, 0.5)  # lambda = 0.5
     assert p.sum() == pytest.approx(1.0, abs=1e-14)
     np.testing.assert_allclose(tau, np.arange(tau.size) / 0.5)
     assert np.sum(p * tau) == pytest.approx(1.0, abs=1e-12)
@@ -18,32 +22,32 @@ def test_count_population_is_poisson_over_its_mean():
 
 @pytest.mark.parametrize("delta,gamma", [(0.25, 0.5), (0.5, 0.5), (0.3, 0.1)])
 def test_moments_against_the_bulk_law_and_m4_shift(delta, gamma):
-    """Same first three moments as kappa (MP x MP); the 4th exceeds it by delta gamma^2 (mixing.m4_shift, T_eff = 1)."""
-    m = counts.moments(5, delta, gamma)
+    """Same first three moments as kappa (MP x MP); the 4th exceeds it by delta gamma^2 (token_mixing.m4_shift, T_eff = 1)."""
+    m = single_token.moments(5, delta, gamma)
     b = theory.bulk_moments(5, delta, gamma)
     np.testing.assert_allclose(m[:3], b[:3], rtol=1e-12)
     assert m[1] == pytest.approx(1 + delta + gamma, rel=1e-12)
-    assert m[3] - b[3] == pytest.approx(mixing.m4_shift(delta, gamma, np.eye(4)[0]), rel=1e-9)
+    assert m[3] - b[3] == pytest.approx(token_mixing.m4_shift(delta, gamma, np.eye(4)[0]), rel=1e-9)
     assert m[3] - b[3] == pytest.approx(delta * gamma**2, rel=1e-9)
-    np.testing.assert_allclose(counts.moments(3, delta, gamma, kappa=2.0), 2.0 ** np.arange(1, 4) * m[:3],
+    np.testing.assert_allclose(single_token.moments(3, delta, gamma, kappa=2.0), 2.0 ** np.arange(1, 4) * m[:3],
                                rtol=1e-12)
 
 
 def test_stieltjes_inverts_the_explicit_map():
     z = np.array([0.3 + 0.2j, 1.5 + 1e-3j, 4.0 + 2.0j, 0.05 + 1e-6j])
-    m = counts.stieltjes(z, 0.25, 0.5, kappa=1.5)
+    m = single_token.stieltjes(z, 0.25, 0.5, kappa=1.5)
     assert np.all(m.imag > 0)
-    np.testing.assert_allclose(counts.inverse_stieltjes(m, 0.25, 0.5, kappa=1.5), z, rtol=1e-9, atol=1e-12)
-    far = counts.stieltjes(1e4j, 0.25, 0.5)  # m(z) ~ -1/z far from the support
+    np.testing.assert_allclose(single_token.inverse_stieltjes(m, 0.25, 0.5, kappa=1.5), z, rtol=1e-9, atol=1e-12)
+    far = single_token.stieltjes(1e4j, 0.25, 0.5)  # m(z) ~ -1/z far from the support
     assert far == pytest.approx(-1 / 1e4j, rel=1e-3)
 
 
 def test_density_integrates_to_one_with_the_exact_moments():
-    law = counts.one_token_law(0.25, 0.5)
-    assert isinstance(law, bulk.Law) and law.atom == 0.0
+    law = single_token.one_token_law(0.25, 0.5)
+    assert isinstance(law, spectral_laws.Law) and law.atom == 0.0
     x = law._x
     f = law.density(x)
-    m = counts.moments(3, 0.25, 0.5)
+    m = single_token.moments(3, 0.25, 0.5)
     for k in range(3):
         assert np.trapezoid(f * x ** (k + 1), x) == pytest.approx(m[k], rel=2e-3)
     assert law.cdf(law.lower) == 0.0 and law.cdf(law.upper + 1) == 1.0
@@ -54,8 +58,8 @@ def test_many_sequences_per_token_give_marchenko_pastur():
     """lambda = N/V -> infinity: the counts concentrate at their mean and the law tends to MP_delta."""
     delta, gamma = 0.25, 0.25 / 400
     x = np.linspace(0.4, 2.0, 9)
-    np.testing.assert_allclose(counts.density(x, delta, gamma), theory.mp_density(x, delta), atol=0.02)
-    assert counts.lower_edge(delta, gamma) == pytest.approx(theory.mp_edges(delta)[0], abs=2 * gamma)
+    np.testing.assert_allclose(single_token.density(x, delta, gamma), theory.mp_density(x, delta), atol=0.02)
+    assert single_token.lower_edge(delta, gamma) == pytest.approx(theory.mp_edges(delta)[0], abs=2 * gamma)
 
 
 def test_the_same_equation_with_an_mp_population_gives_the_bulk_law():
@@ -73,7 +77,7 @@ def test_the_same_equation_with_an_mp_population_gives_the_bulk_law():
     tau = np.concatenate(([0.0], np.interp((probs - atom) / (1 - atom), cdf, grid)))
     p = np.concatenate(([atom], np.full(n, (1 - atom) / n)))
     x = np.linspace(0.3, 3.0, 7)
-    m = counts._solve(x + 1e-9j, delta, tau, p)
+    m = single_token._solve(x + 1e-9j, delta, tau, p)
     np.testing.assert_allclose(m.imag / np.pi, theory.bulk_density(x, delta, gamma), atol=0.01)
 
 
@@ -83,21 +87,21 @@ def test_one_token_pooling_against_monte_carlo():
     s = Setting(d=200, V=800, N=400, mu_norm2=1.0, process=positional.prefix(8, 2), weights=np.eye(8)[0])
     sw = sweep([s], seed=1, trials=6, k=1, spectrum="exact")
     smallest = sw.spectra[0].min(axis=1)
-    edge, book = counts.lower_edge(s.delta, s.gamma), theory.bulk_edges(s.delta, s.gamma)[0]
+    edge, book = single_token.lower_edge(s.delta, s.gamma), theory.bulk_edges(s.delta, s.gamma)[0]
     assert abs(smallest.mean() - edge) < abs(smallest.mean() - book) / 3
-    law = counts.one_token_law(s.delta, s.gamma)
-    assert bulk.ks_distance(sw.spectra[0], law) < bulk.ks_distance(sw.spectra[0], bulk.bulk_law(s.delta, s.gamma)) / 2
+    law = single_token.one_token_law(s.delta, s.gamma)
+    assert compare.ks_distance(sw.spectra[0], law) < compare.ks_distance(sw.spectra[0], spectral_laws.bulk_law(s.delta, s.gamma)) / 2
 
 
 @pytest.mark.parametrize(
     "call,match",
     [
-        (lambda: counts.lower_edge(0.7, 0.7), "1 - exp"),  # lambda = 1: only 63 % of the tokens drawn
-        (lambda: counts.stieltjes(1.0 + 0j, 0.25, 0.5), "Im z"),
-        (lambda: counts.density([0.1, np.nan], 0.25, 0.5), "finite"),
-        (lambda: counts.count_population(0.25, 0.5, tail=0.7), "tail"),
-        (lambda: counts.moments(0, 0.25, 0.5), "k must"),
-        (lambda: counts.one_token_law(0.25, -0.5), "gamma"),
+        (lambda: single_token.lower_edge(0.7, 0.7), "1 - exp"),  # lambda = 1: only 63 % of the tokens drawn
+        (lambda: single_token.stieltjes(1.0 + 0j, 0.25, 0.5), "Im z"),
+        (lambda: single_token.density([0.1, np.nan], 0.25, 0.5), "finite"),
+        (lambda: single_token.count_population(0.25, 0.5, tail=0.7), "tail"),
+        (lambda: single_token.moments(0, 0.25, 0.5), "k must"),
+        (lambda: single_token.one_token_law(0.25, -0.5), "gamma"),
     ],
 )
 def test_bad_input_raises(call, match):

@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from attnlib import Setting, linalg, model, theory
-from attnlib import classifiers as cl
-from attnlib import downstream as ds
-from attnlib import positional as P
-from attnlib import weights as W
+from attnlib import Setting, theory
+from attnlib.numerics import linalg
+from attnlib.model import generative, pooling
+from attnlib.studies import classifiers as cl
+from attnlib.studies import downstream as ds
+from attnlib.model import positional as P
+from attnlib.model import weights as W
 
 PREFIX = P.prefix(8, 3)
 
@@ -47,10 +49,10 @@ def test_label_signal_is_prefix_mass_and_matches_class_means():
     assert ds.label_signal(w, PREFIX.R, 0) == pytest.approx(w[:3].sum())
     # Monte-Carlo: E[c | y] = a y h + (sum w) g, here for a Markov chain (a = (R w)_b, b = 2)
     rng = np.random.default_rng(2)
-    voc = model.draw_vocabulary(6, 40, 1.0, rng)
+    voc = generative.draw_vocabulary(6, 40, 1.0, rng)
     proc = P.markov(5, 0.7)
     w5 = W.causal(5, 0.5)
-    C, xi = model.draw_pooled(voc, proc, w5, 200_000, rng)
+    C, xi = pooling.draw_pooled(voc, proc, w5, 200_000, rng)
     y = xi[:, 2]
     half_diff = (C[y > 0].mean(axis=0) - C[y < 0].mean(axis=0)) / 2
     a = ds.label_signal(w5, proc.R, 2)
@@ -178,11 +180,11 @@ def test_outlier_quadratic_form_and_projection_against_monte_carlo():
     rng = np.random.default_rng(9)
     quads, eta2s = [], []
     for _ in range(4):
-        voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
-        C, _ = model.draw_pooled(voc, s.process, s.weights, s.N, rng)
+        voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+        C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
         _, vecs = linalg.top_eigenpairs(C, 1)
         u = vecs[:, 0]
-        Sigma = model.population_covariance(voc, s.weights, s.R)
+        Sigma = generative.population_covariance(voc, s.weights, s.R)
         quads.append(u @ Sigma @ u)
         eta2s.append((u @ voc.h) ** 2)
     pred = ds.spectral_accuracy(s)
@@ -236,13 +238,13 @@ def test_in_sample_and_held_out_projections_against_monte_carlo():
     rng = np.random.default_rng(12)
     ratios = []
     for _ in range(4):
-        voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
-        C, _ = model.draw_pooled(voc, s.process, s.weights, s.N, rng)
+        voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+        C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
         Cc = C - C.mean(axis=0)
         vals, vecs = linalg.top_eigenpairs(C, 1)
         u = vecs[:, 0]
         assert np.mean((Cc @ u) ** 2) == pytest.approx(vals[0], rel=1e-5)  # float32 Lanczos
-        Sigma = model.population_covariance(voc, s.weights, s.R)
+        Sigma = generative.population_covariance(voc, s.weights, s.R)
         ratios.append(vals[0] / (u @ Sigma @ u))
     x = s.theta - s.delta
     assert np.mean(ratios) == pytest.approx(((x + s.gamma) / x) ** 2, rel=0.04)
@@ -252,12 +254,12 @@ def test_fisher_accuracy_against_oracle_monte_carlo():
     """The Fisher rule of one vocabulary (d = 200, V = 800) on 20000 test sequences (sd of accuracy ~0.003)."""
     s = _setting(d=200, V=800, weights="mean", mu_norm2=0.3)
     rng = np.random.default_rng(10)
-    voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
-    parts = model.population_covariance(voc, s.weights, s.R, parts=True)
+    voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+    parts = generative.population_covariance(voc, s.weights, s.R, parts=True)
     a = ds.label_signal(s.weights, s.R, 0)
     Sigma_n = s.kappa * parts["W_prime"] + (s.alpha - a * a) * np.outer(parts["h"], parts["h"])
     beta = np.linalg.solve(Sigma_n, parts["h"])
-    C, xi = model.draw_pooled(voc, s.process, s.weights, 20_000, rng)
+    C, xi = pooling.draw_pooled(voc, s.process, s.weights, 20_000, rng)
     acc = cl.accuracy(xi[:, 0], (C - s.weight_sum * parts["g"]) @ beta)
     # finite d: h^T W'^{-1} h has relative sd ~ sqrt(2/d) ~ 0.1, a shift of ~0.01 in accuracy here
     assert acc == pytest.approx(ds.fisher_accuracy(s), abs=0.02)
@@ -278,14 +280,14 @@ def test_critical_window():
 @pytest.mark.parametrize("d,gamma", [(400, 0.5), (3200, 0.5), (400, 4.0)])
 def test_critical_window_is_the_tracy_widom_rule(d, gamma):
     """In the window iff |x - x*| < sqrt(q_0.95) w_d, w_d = sqrt(2 l / z''(x*)), rebuilt here without
-    attnlib.fluctuations' window functions: q by root-finding on the TW_1 CDF, z'' by a central second
+    attnlib.theory.fluctuations' window functions: q by root-finding on the TW_1 CDF, z'' by a central second
     difference of the outlier map (step 1e-3: relative error ~1e-6, far below the 2 % margin of the factors
     0.98 and 1.02 below). A wrong curvature (z'' missing its 6 s3/x^4 term, or w_d without its 2) moves the
     boundary by 15 % or more (asserted)."""
     from scipy.optimize import brentq
 
-    from attnlib import fluctuations as fl
-    from attnlib import tracy_widom
+    from attnlib.theory import fluctuations as fl
+    from attnlib.theory import tracy_widom
 
     base = _setting(weights="mean", d=d, V=2 * d, N=int(d / gamma))
     delta, g = base.delta, base.gamma
@@ -305,7 +307,7 @@ def test_critical_window_is_the_tracy_widom_rule(d, gamma):
 
 def test_critical_window_edge_is_where_the_outlier_meets_the_quantile():
     """At the window's upper edge the limit outlier sits q_0.95 edge scales above E, up to O(w_d) = O(d^(-1/3))."""
-    from attnlib import fluctuations as fl
+    from attnlib.theory import fluctuations as fl
 
     q, deficits = fl.edge_quantile(0.95), []
     for d in (3200, 25600):
@@ -348,11 +350,11 @@ def test_empirical_threshold():
 def test_runner_decomposition_matches_public_fits(n, d):
     """run_experiment shares one eigendecomposition between ridge and the spectral classifier."""
     X, y = _toy(n, d, 11)
-    dec = cl._Decomposition.of(X)
-    fit, ref = cl._ridge(dec, y.astype(float), cl.DEFAULT_LAMBDAS), cl.ridge_fit(X, y)
+    dec = cl.Decomposition.of(X)
+    fit, ref = cl.ridge_path(dec, y.astype(float), cl.DEFAULT_LAMBDAS), cl.ridge_fit(X, y)
     np.testing.assert_allclose(fit.coef, ref.coef, rtol=1e-7, atol=1e-10)
     value, vector = dec.top_direction()
-    spec = cl._signed(vector, dec.x_mean, value, dec.Xc[:5], y[:5].astype(float))
+    spec = cl.signed_fit(vector, dec.x_mean, value, dec.Xc[:5], y[:5].astype(float))
     lanczos = cl.spectral_fit(X, y[:5])
     assert value == pytest.approx(lanczos.eigenvalue, rel=1e-9)
     np.testing.assert_allclose(spec.direction, lanczos.direction, atol=1e-7)

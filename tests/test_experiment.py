@@ -1,15 +1,16 @@
-"""The downstream runner (attnlib.experiment.run_experiment): shapes, determinism and validation; every field of
+"""The downstream runner (attnlib.studies.experiment.run_experiment): shapes, determinism and validation; every field of
 one vocabulary against an independent recomputation; the out-of-sample vote against its mean a <u_hat, h>."""
 
 import numpy as np
 import pytest
 
-from attnlib import downstream as ds
-from attnlib import model
-from attnlib import positional as P
-from attnlib import weights as W
-from attnlib import classifiers as cl
-from attnlib.montecarlo import streams
+from attnlib.studies import downstream as ds
+from attnlib.studies.experiment import run_experiment
+from attnlib.model import generative
+from attnlib.model import positional as P
+from attnlib.model import weights as W
+from attnlib.studies import classifiers as cl
+from attnlib.engine.montecarlo import streams
 
 PROC = P.prefix(8, 2)
 WS = {"mean": W.mean(8), "optimal": W.optimal(PROC.R)}
@@ -18,14 +19,14 @@ KW = dict(d=40, V=100, mu_norm2=1.0, n_train=[30, 60], n_test=1000, vocabularies
 
 @pytest.fixture(scope="module")
 def ex():
-    return ds.run_experiment(PROC, WS, **KW)
+    return run_experiment(PROC, WS, **KW)
 
 
 def test_run_experiment_shapes_determinism_and_validation(ex):
     kw = {**KW, "n_test": 200}
-    small = ds.run_experiment(PROC, WS, **kw)
+    small = run_experiment(PROC, WS, **kw)
     assert small.ridge.shape == (2, 2, 2) and small.oracle.shape == (2, 2) and small.names == ("mean", "optimal")
-    again = ds.run_experiment(PROC, WS, **kw)
+    again = run_experiment(PROC, WS, **kw)
     for name in ("ridge", "spectral", "top", "vote_in", "vote_out", "oracle"):
         np.testing.assert_array_equal(getattr(small, name), getattr(again, name))
         assert getattr(ex, name).shape == getattr(small, name).shape
@@ -33,13 +34,13 @@ def test_run_experiment_shapes_determinism_and_validation(ex):
     np.testing.assert_allclose(diff, (ex.ridge[:, 1] - ex.ridge[:, 0]).mean(axis=-1), rtol=1e-12)
     np.testing.assert_allclose(se, (ex.ridge[:, 1] - ex.ridge[:, 0]).std(axis=-1, ddof=1) / np.sqrt(2), rtol=1e-12)
     assert ex.setting(1, 60).N == 60 and ex.setting(1, 60).label == "optimal"
-    assert ds.run_experiment(PROC, WS, **{**kw, "n_anchor": 40}).n_anchor == 40  # held out: any number
+    assert run_experiment(PROC, WS, **{**kw, "n_anchor": 40}).n_anchor == 40  # held out: any number
     with pytest.raises(ValueError, match="n_anchor"):
-        ds.run_experiment(PROC, WS, **{**kw, "n_anchor": 0})
+        run_experiment(PROC, WS, **{**kw, "n_anchor": 0})
     with pytest.raises(ValueError, match="weights"):
-        ds.run_experiment(PROC, {}, **kw)
+        run_experiment(PROC, {}, **kw)
     with pytest.raises(ValueError, match="block"):
-        ds.run_experiment(P.markov(8, 0.5), WS, **kw)
+        run_experiment(P.markov(8, 0.5), WS, **kw)
 
 
 def _replay(v):
@@ -50,9 +51,9 @@ def _replay(v):
     not from attnlib's Z, s, mu split."""
     rng = np.random.default_rng(streams(KW["seed"], KW["vocabularies"])[v])
     d, V, n_max, n_a, n_test = KW["d"], KW["V"], max(KW["n_train"]), KW["n_anchor"], KW["n_test"]
-    voc = model.draw_vocabulary(d, V, KW["mu_norm2"], rng)
+    voc = generative.draw_vocabulary(d, V, KW["mu_norm2"], rng)
     xi = PROC.sample(n_max + n_a + n_test, rng)
-    tokens = model.sample_tokens(xi, V, rng)
+    tokens = generative.sample_tokens(xi, V, rng)
     y = xi[:, ds.label_position(PROC)].astype(float)
     E = voc.table
     m_plus, m_minus = E[: V // 2].mean(axis=0), E[V // 2:].mean(axis=0)  # class +1 holds tokens 0..V/2-1

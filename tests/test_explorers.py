@@ -1,4 +1,4 @@
-"""attnlib.explorers: the widgets build, a control change redraws exactly what attnlib.theory predicts, the
+"""attnlib.views.explorers: the widgets build, a control change redraws exactly what attnlib.theory predicts, the
 static figures show the explorers' default states, the simulation button agrees with the theory, every
 control holds its default on its slider grid, and bad input is refused. Latency is measured
 (measure_latency) but never asserted: timings depend on the machine."""
@@ -13,11 +13,13 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from attnlib import explorers, positional, theory  # noqa: E402
-from attnlib import weights as W  # noqa: E402
-from attnlib import controls as _controls  # noqa: E402
-from attnlib.explorers import _widgets  # noqa: E402
-from attnlib.linalg import zero_mask  # noqa: E402
+from attnlib.views import explorers  # noqa: E402
+from attnlib.model import positional
+from attnlib import theory
+from attnlib.model import weights as W  # noqa: E402
+from attnlib.views import controls as _controls  # noqa: E402
+from attnlib.views.figures import canvas  # noqa: E402
+from attnlib.numerics.linalg import zero_mask  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -119,10 +121,10 @@ def test_bad_input_names_the_argument(call, name):
 
 
 def test_nice_ceil_steps():
-    assert _widgets.nice_ceil(0.42) == 0.5
-    assert _widgets.nice_ceil(3.1) == 4.0
-    assert _widgets.nice_ceil(1.0) == 1.0
-    assert _widgets.nice_ceil(0.0) == 1.0
+    assert canvas.nice_ceil(0.42) == 0.5
+    assert canvas.nice_ceil(3.1) == 4.0
+    assert canvas.nice_ceil(1.0) == 1.0
+    assert canvas.nice_ceil(0.0) == 1.0
 
 
 # ------------------------------------------------------------------------------------------ spectrum
@@ -136,7 +138,7 @@ SIM_TOP_BIAS, SIM_SECOND_INSIDE = 0.0025, 0.0054
 
 
 def _expected_spectrum(delta, gamma, mu_norm2, w, R):
-    """Independent of the explorer: straight from attnlib.theory and attnlib.weights."""
+    """Independent of the explorer: straight from attnlib.theory and attnlib.model.weights."""
     alpha, kappa = float(w @ R @ w), float(w @ w)
     return theory.bulk_edges(delta, gamma, kappa), theory.signal(delta, gamma, alpha, kappa, mu_norm2), kappa
 

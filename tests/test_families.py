@@ -1,9 +1,9 @@
-"""Correlation families (attnlib.positional) and their weight tables (attnlib.weights): samplers, realizability certificate, prefix closed forms, alpha/kappa tables."""
+"""Correlation families (attnlib.model.positional) and their weight tables (attnlib.model.weights): samplers, realizability certificate, prefix closed forms, alpha/kappa tables."""
 
 import numpy as np
 import pytest
 
-from attnlib import positional as P, weights as W
+from attnlib.model import positional as P, weights as W
 
 
 @pytest.mark.parametrize("proc", list(P.catalogue(16).values()) + [P.balanced(8), P.squared_exponential(10, 3.0)],

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from attnlib import Setting, finite_size, positional, simulate
-from attnlib.montecarlo import streams, sweep
+from attnlib import Setting, simulate
+from attnlib.studies import finite_size
+from attnlib.model import positional
+from attnlib.engine.montecarlo import streams, sweep
 
 BASE = Setting(d=120, V=240, N=480, mu_norm2=0.5, process=positional.prefix(8, 3), weights="mean")
 
@@ -106,7 +108,8 @@ def test_overlap_slope_is_the_derivative_of_the_limit_overlap():
 
 
 def test_window_dimension_inverts_in_critical_window():
-    from attnlib import downstream, theory
+    from attnlib.studies import downstream
+    from attnlib import theory
 
     base = Setting(d=400, V=800, N=1600, mu_norm2=0.5, process=positional.prefix(16, 4), weights="mean")
     x_star = theory.critical_x(0.5, 0.25)[0]
@@ -124,7 +127,8 @@ def _exact_window_dimension(theta, delta, gamma, level=0.95):
     No window width and no quadratic expansion of z."""
     from scipy.optimize import brentq
 
-    from attnlib import fluctuations, theory, tracy_widom
+    from attnlib.theory import fluctuations, tracy_widom
+    from attnlib import theory
 
     q = brentq(lambda u: tracy_widom.cdf(u) - level, 0.0, 3.0, xtol=1e-12)
     x = theta - delta
@@ -160,7 +164,8 @@ def test_overlap_dimension_rule():
     a w_d min(peak, tail / sqrt(t)) with w_d the window width at d and t = (x - x*) / w_d (only the peak
     below the threshold), is eps at the d returned, above eps at 0.8 d and below at 1.25 d; far above the
     threshold the Gaussian term scales as eps^-2."""
-    from attnlib import fluctuations, theory
+    from attnlib.theory import fluctuations
+    from attnlib import theory
 
     x_star = theory.critical_x(0.5, 0.25)[0]
     a = finite_size.overlap_slope(0.5, 0.25)

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from attnlib import fluctuations as fl
-from attnlib import positional, tracy_widom
+from attnlib.theory import fluctuations as fl
+from attnlib.model import positional
+from attnlib.theory import tracy_widom
 from attnlib import theory as th
-from attnlib import weights as W
+from attnlib.model import weights as W
 
 EDGE_REGIMES = [(0.5, 0.25, 1.0), (2.0, 0.5, 1.0), (0.5, 3.0, 0.3), (3.0, 2.0, 2.0), (1.0, 1.0, 0.0625)]
 
@@ -120,7 +121,7 @@ def test_inputs_are_validated(call):
 
 
 def test_edge_quantiles_are_the_tracy_widom_quantiles():
-    from attnlib import tracy_widom
+    from attnlib.theory import tracy_widom
 
     for p, q in [(0.95, 0.98), (0.99, 2.02)]:  # Johnstone (2001), Table 1
         assert fl.edge_quantile(p) == pytest.approx(q, abs=0.01)

@@ -1,10 +1,10 @@
-"""Token frequencies (attnlib.frequencies): Zipf profiles, the effective vocabulary and the centroid shift."""
+"""Token frequencies (attnlib.model.frequencies): Zipf profiles, the effective vocabulary and the centroid shift."""
 
 import numpy as np
 import pytest
 
-from attnlib import frequencies, model
-from attnlib.options import ModelOptions
+from attnlib.model import frequencies, generative
+from attnlib.model.variants import ModelOptions
 
 
 def test_zipf_profiles():
@@ -30,7 +30,7 @@ def test_effective_vocabulary_and_population():
 
 def test_centroid_shift_is_d_over_the_effective_vocabulary():
     d, f = 300, frequencies.zipf(300, 1.1)
-    q2 = [np.sum(model.draw_vocabulary(d, 600, 0.0, np.random.default_rng(s), options=ModelOptions(frequencies=f)).q
+    q2 = [np.sum(generative.draw_vocabulary(d, 600, 0.0, np.random.default_rng(s), options=ModelOptions(frequencies=f)).q
                  ** 2) for s in range(40)]
     # ||q||^2 = sum_v pi_v^2 chi^2_d exactly: mean d / V_eff, relative sd sqrt(2/d) = 8%; 40 draws: 1.3%
     assert np.mean(q2) == pytest.approx(frequencies.centroid_shift(d, f), rel=0.05)

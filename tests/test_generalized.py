@@ -1,12 +1,14 @@
-"""The generalised bulk law and signal spike (attnlib.generalized): the book's formulas for H = delta_1 on either
-side, the token-count solver of attnlib.counts against the subordination route, derivatives, and the noise- and
+"""The generalised bulk law and signal spike (attnlib.theory.population): the book's formulas for H = delta_1 on either
+side, the token-count solver of attnlib.theory.single_token against the subordination route, derivatives, and the noise- and
 token-side spikes against exact population covariances."""
 
 import numpy as np
 import pytest
 
-from attnlib import bulk, frequencies, generalized as G, model, theory
-from attnlib.options import ModelOptions
+from attnlib.theory import spectral_laws, population as G
+from attnlib.model import frequencies, generative
+from attnlib import theory
+from attnlib.model.variants import ModelOptions
 
 ONE = {side: G.Population([1.0], [1.0], side) for side in G.SIDES}
 
@@ -36,7 +38,7 @@ def test_identity_population_gives_the_book_spike(side):
 
 
 def test_token_side_population_law_two_routes():
-    """At gamma = 0 the token side is solved by attnlib.counts' solver; the subordination route agrees."""
+    """At gamma = 0 the token side is solved by attnlib.theory.single_token' solver; the subordination route agrees."""
     H = frequencies.population(frequencies.zipf(200, 0.8))
     z = np.linspace(0.05, 6.0, 60) + 1e-3j
     via_counts = G.stieltjes(z, H, 0.5, 0.0)
@@ -64,9 +66,9 @@ def _population_top(options, mu_norm2, alpha, kappa, d=400, V=800, seeds=3):
     """Top eigenvalue of the exact population covariance kappa W' + alpha h h^T, and cos^2 with h."""
     out = []
     for seed in range(seeds):
-        voc = model.draw_vocabulary(d, V, mu_norm2, np.random.default_rng(seed), options=options)
+        voc = generative.draw_vocabulary(d, V, mu_norm2, np.random.default_rng(seed), options=options)
         w = np.array([np.sqrt(kappa)])  # one position: kappa = w^2; alpha enters through h below
-        parts = model.population_covariance(voc, w, np.eye(1), parts=True)
+        parts = generative.population_covariance(voc, w, np.eye(1), parts=True)
         M = kappa * parts["W_prime"] + alpha * np.outer(parts["h"], parts["h"])
         vals, vecs = np.linalg.eigh(M)
         out.append([vals[-1], (vecs[:, -1] @ parts["h"]) ** 2 / (parts["h"] @ parts["h"])])
@@ -119,7 +121,7 @@ def test_validation():
         G.subordination(1.0 + 0j, ONE["noise"], 0.5, 0.25)
     with pytest.raises(ValueError, match="positive definite"):
         G.Population.from_covariance([1.0, 0.0])
-    assert isinstance(G.law(ONE["noise"], 0.5, 0.25), bulk.Law)
+    assert isinstance(G.law(ONE["noise"], 0.5, 0.25), spectral_laws.Law)
 
 
 def test_critical_mu_norm2_and_overlap_with_mu():

@@ -1,63 +1,64 @@
-"""Tests of attnlib.layer: the data-dependent attention layer end to end and the random-row theory."""
+"""Tests of attnlib.studies.real_layer: the data-dependent attention layer end to end and the random-row theory."""
 
 import numpy as np
 import pytest
 from scipy.special import softmax
 
-from attnlib import attention, layer, positional, weights
-from attnlib.montecarlo import streams
+from attnlib.studies import causal_attention, real_layer
+from attnlib.model import positional, weights
+from attnlib.engine.montecarlo import streams
 
 
 def test_pooling_weights_match_causal_attention_weights():
     X = np.random.default_rng(0).standard_normal((6, 8, 40))
     for tau in (-2.0, 0.0, 1.5):
-        assert np.allclose(layer.pooling_weights(X, tau), attention.causal_attention_weights(X, tau), atol=1e-14)
-        assert np.allclose(layer.pooling_weights(X, tau, scaling="sqrt_d"),
-                           attention.causal_attention_weights(X, tau * np.sqrt(40)), atol=1e-14)
+        assert np.allclose(real_layer.pooling_weights(X, tau), causal_attention.causal_attention_weights(X, tau), atol=1e-14)
+        assert np.allclose(real_layer.pooling_weights(X, tau, scaling="sqrt_d"),
+                           causal_attention.causal_attention_weights(X, tau * np.sqrt(40)), atol=1e-14)
 
 
 def test_pooling_weights_with_projections_are_distributions():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((5, 6, 30))
-    proj = layer.random_projections(30, rng)
-    w = layer.pooling_weights(X, 1.0, scaling="sqrt_d", projections=proj)
+    proj = real_layer.random_projections(30, rng)
+    w = real_layer.pooling_weights(X, 1.0, scaling="sqrt_d", projections=proj)
     assert w.shape == (5, 6) and np.all(w >= 0) and np.allclose(w.sum(axis=1), 1)
-    single = layer.pooling_weights(X[0], 1.0, scaling="sqrt_d", projections=proj)
+    single = real_layer.pooling_weights(X[0], 1.0, scaling="sqrt_d", projections=proj)
     assert np.allclose(single, w[0])
     # identity projections give the plain layer
     eye = (np.eye(30), np.eye(30))
-    assert np.allclose(layer.pooling_weights(X, 0.7, projections=eye), layer.pooling_weights(X, 0.7))
+    assert np.allclose(real_layer.pooling_weights(X, 0.7, projections=eye), real_layer.pooling_weights(X, 0.7))
 
 
 def test_pooling_weights_validate():
     X = np.zeros((2, 3, 4))
     with pytest.raises(ValueError, match="scaling"):
-        layer.pooling_weights(X, 1.0, scaling="d2")
+        real_layer.pooling_weights(X, 1.0, scaling="d2")
     with pytest.raises(ValueError, match="projections"):
-        layer.pooling_weights(X, 1.0, projections=(np.eye(3), np.eye(3)))
+        real_layer.pooling_weights(X, 1.0, projections=(np.eye(3), np.eye(3)))
     with pytest.raises(ValueError, match="X must"):
-        layer.pooling_weights(np.zeros(5), 1.0)
+        real_layer.pooling_weights(np.zeros(5), 1.0)
     with pytest.raises(ValueError, match="tau"):
-        layer.pooling_weights(X, np.nan)
+        real_layer.pooling_weights(X, np.nan)
 
 
 def test_softmax_row_second_moment_limits_and_monte_carlo():
-    assert layer.softmax_row_second_moment(1, 2.0) == 1.0
-    assert np.isclose(layer.softmax_row_second_moment(7, 0.0), 1 / 49)
-    assert np.isclose(layer.softmax_row_second_moment(7, 1e-4), 1 / 49, rtol=1e-6)
-    assert layer.softmax_row_second_moment(5, -1.3) == layer.softmax_row_second_moment(5, 1.3)
+    assert real_layer.softmax_row_second_moment(1, 2.0) == 1.0
+    assert np.isclose(real_layer.softmax_row_second_moment(7, 0.0), 1 / 49)
+    assert np.isclose(real_layer.softmax_row_second_moment(7, 1e-4), 1 / 49, rtol=1e-6)
+    assert real_layer.softmax_row_second_moment(5, -1.3) == real_layer.softmax_row_second_moment(5, 1.3)
     g = np.random.default_rng(2).standard_normal((400_000, 5))
     a2 = softmax(1.0 * g, axis=1)[:, 0] ** 2
-    assert abs(a2.mean() - layer.softmax_row_second_moment(5, 1.0)) < 4 * a2.std() / np.sqrt(a2.size)
+    assert abs(a2.mean() - real_layer.softmax_row_second_moment(5, 1.0)) < 4 * a2.std() / np.sqrt(a2.size)
     with pytest.raises(ValueError, match="k"):
-        layer.softmax_row_second_moment(0, 1.0)
+        real_layer.softmax_row_second_moment(0, 1.0)
 
 
 def test_random_row_moments_means_and_zero_sigma():
     T = 6
-    mean, second = layer.random_row_moments(T, 0.0)
+    mean, second = real_layer.random_row_moments(T, 0.0)
     assert np.allclose(mean, weights.causal(T, 0.0)) and np.allclose(second, np.outer(mean, mean))
-    mean, second = layer.random_row_moments(T, -1.0, self_key=False)
+    mean, second = real_layer.random_row_moments(T, -1.0, self_key=False)
     expected = np.eye(T)[0] / T + (T - 1) / T * weights.causal(T, 0.0, strict=True)
     assert np.allclose(mean, expected)
     assert np.allclose(second, second.T) and np.linalg.eigvalsh(second - np.outer(mean, mean))[0] > -1e-12
@@ -70,23 +71,23 @@ def test_random_row_moments_against_sampled_rows():
     for t in range(1, T + 1):
         W[:, :t] += softmax(sigma * rng.standard_normal((n, t)), axis=1)
     W /= T
-    _, second = layer.random_row_moments(T, sigma)
+    _, second = real_layer.random_row_moments(T, sigma)
     emp = W.T @ W / n
     assert np.max(np.abs(emp - second)) < 5e-4
 
 
 def _replay(process, d, V, N, mu_norm2, tau, seed, reference):
-    """The draw of layer.layer_draw recomputed without attnlib.layer: the same random numbers in the same order
-    (table, signs, tokens), weights from attention.causal_attention_weights in double precision, dense
+    """The draw of real_layer.layer_draw recomputed without attnlib.studies.real_layer: the same random numbers in the same order
+    (table, signs, tokens), weights from causal_attention.causal_attention_weights in double precision, dense
     centred covariances and numpy's eigh."""
-    from attnlib import model
+    from attnlib.model import generative
 
     rng = np.random.default_rng(seed)
-    voc = model.draw_vocabulary(d, V, mu_norm2, rng, dtype=np.float32)
+    voc = generative.draw_vocabulary(d, V, mu_norm2, rng, dtype=np.float32)
     xi = process.sample(N, rng)
-    tok = model.sample_tokens(xi, V, rng)
+    tok = generative.sample_tokens(xi, V, rng)
     X = voc.table[tok].astype(float)
-    W = attention.causal_attention_weights(X, tau)
+    W = causal_attention.causal_attention_weights(X, tau)
     u, h, _ = voc.directions()
     arms = []
     for pooled in (np.einsum("nt,ntd->nd", W, X), np.einsum("t,ntd->nd", reference, X)):
@@ -104,7 +105,7 @@ def test_layer_draw_tau_1_equals_an_independent_recomputation():
     layer, the limit weights in place of each sequence's own (the two arms equal), moves the top eigenvalue
     by 1.6e-3 relative and the mean weights by 1.8e-3: the test asserts both lie outside."""
     proc, w_inf = positional.prefix(8, 3), weights.causal(8, 1.0)
-    r = layer.layer_draw(proc, 60, 120, 80, 1.0, 1.0, np.random.default_rng(4), reference=w_inf)
+    r = real_layer.layer_draw(proc, 60, 120, 80, 1.0, 1.0, np.random.default_rng(4), reference=w_inf)
     W, xi, (lay, fixed), repeated = _replay(proc, 60, 120, 80, 1.0, 1.0, 4, w_inf)
     assert r.d == 60
     np.testing.assert_allclose([r.top, r.overlap_h, r.overlap_u, r.trace], lay, rtol=1e-5)
@@ -136,7 +137,7 @@ def test_layer_draw_tau_1_follows_the_limit_weights():
     from attnlib import Setting
 
     proc, w_inf, n = positional.prefix(8, 3), weights.causal(8, 1.0), 16
-    draws = [layer.layer_draw(proc, 60, 120, 80, 1.0, 1.0, np.random.default_rng(40 + i), reference=w_inf)
+    draws = [real_layer.layer_draw(proc, 60, 120, 80, 1.0, 1.0, np.random.default_rng(40 + i), reference=w_inf)
              for i in range(n)]
     mean_w = np.mean([r.mean_weights for r in draws], axis=0)
     top = np.mean([r.top for r in draws])
@@ -152,24 +153,24 @@ def test_layer_draw_tau_1_follows_the_limit_weights():
     assert np.abs(mean_w - harmonic).max() > band_w
     assert abs(top - predicted(harmonic)) > band_top
     # tau = 0: the layer's weights are the harmonic ones, so both arms coincide
-    r0 = layer.layer_draw(proc, 60, 120, 80, 1.0, 0.0, np.random.default_rng(4), reference=harmonic)
+    r0 = real_layer.layer_draw(proc, 60, 120, 80, 1.0, 0.0, np.random.default_rng(4), reference=harmonic)
     assert abs(r0.top - r0.top_fixed) < 1e-5 * r0.top and r0.deviation2 < 1e-12
     assert abs(r0.kappa_bar - weights.kappa(harmonic)) < 1e-9
 
 
 def test_layer_scan_streams_and_validation():
     proc = positional.markov(6, 0.5)
-    sc = layer.layer_scan(proc, [40, 60], 0.5, draws=2, seed=7, reference=weights.causal(6, 0.5), gamma=1.0)
+    sc = real_layer.layer_scan(proc, [40, 60], 0.5, draws=2, seed=7, reference=weights.causal(6, 0.5), gamma=1.0)
     assert sc.get("top").shape == (2, 2) and sc.mean_weights.shape == (2, 2, 6)
-    again = layer.layer_draw(proc, 60, 120, 60, 0.5, 0.5, np.random.default_rng(streams(7, 4)[3]),
+    again = real_layer.layer_draw(proc, 60, 120, 60, 0.5, 0.5, np.random.default_rng(streams(7, 4)[3]),
                              reference=weights.causal(6, 0.5))
     assert again.top == sc.get("top")[1, 1]
     with pytest.raises(ValueError, match="name"):
         sc.get("nope")
     with pytest.raises(ValueError, match="process"):
-        layer.layer_draw("markov", 60, 120, 60, 0.5, 0.5, np.random.default_rng(0), reference=np.ones(6))
+        real_layer.layer_draw("markov", 60, 120, 60, 0.5, 0.5, np.random.default_rng(0), reference=np.ones(6))
     with pytest.raises(ValueError, match="reference"):
-        layer.layer_draw(proc, 60, 120, 60, 0.5, 0.5, np.random.default_rng(0), reference=np.ones(5))
+        real_layer.layer_draw(proc, 60, 120, 60, 0.5, 0.5, np.random.default_rng(0), reference=np.ones(5))
 
 
 def test_difference_norms_against_dense_matrices():
@@ -181,7 +182,7 @@ def test_difference_norms_against_dense_matrices():
     repeated[[3, 17, 40]] = True
     u = rng.standard_normal(d)
     u /= np.linalg.norm(u)
-    norm_P, norm_Q, shift = layer.difference_norms(C, repeated, u)
+    norm_P, norm_Q, shift = real_layer.difference_norms(C, repeated, u)
     A, B = C[0].astype(float), C[1].astype(float)
     P = (A[repeated].T @ A[repeated] - B[repeated].T @ B[repeated]) / N
     a, b = A.mean(axis=0), B.mean(axis=0)
@@ -197,9 +198,9 @@ def test_difference_norms_against_dense_matrices():
 def test_layer_draw_splits_the_difference_by_repeats():
     """Without repeats (huge vocabulary) the repeat part vanishes; tau = 0 makes both parts vanish."""
     proc = positional.prefix(8, 3)
-    r = layer.layer_draw(proc, 60, 10**6, 80, 1.0, 1.0, np.random.default_rng(4), reference=weights.causal(8, 1.0))
+    r = real_layer.layer_draw(proc, 60, 10**6, 80, 1.0, 1.0, np.random.default_rng(4), reference=weights.causal(8, 1.0))
     assert r.repeat_fraction == 0 and r.norm_repeat == 0 and r.shift_repeat == 0 and r.norm_rest > 0
-    r0 = layer.layer_draw(proc, 60, 120, 80, 1.0, 0.0, np.random.default_rng(4), reference=weights.causal(8, 0.0))
+    r0 = real_layer.layer_draw(proc, 60, 120, 80, 1.0, 0.0, np.random.default_rng(4), reference=weights.causal(8, 0.0))
     assert r0.repeat_fraction > 0 and r0.norm_repeat < 1e-6 and r0.norm_rest < 1e-6
 
 
@@ -209,19 +210,19 @@ def test_score_tilt_is_the_chi_squared_laplace_transform():
     d, tau = 64, 0.3
     x, y = rng.standard_normal((2, 200_000, d))
     ratio = np.exp(tau * (np.einsum("nd,nd->n", x, y) - np.einsum("nd,nd->n", x, x)) / np.sqrt(d))
-    assert layer.score_tilt(tau, d) == pytest.approx(ratio.mean(), rel=4 * ratio.std() / ratio.mean() / np.sqrt(ratio.size))
+    assert real_layer.score_tilt(tau, d) == pytest.approx(ratio.mean(), rel=4 * ratio.std() / ratio.mean() / np.sqrt(ratio.size))
     big = 10**6
-    assert np.log(layer.score_tilt(0.5, big)) == pytest.approx(-0.5 * np.sqrt(big) + 1.5 * 0.25, abs=1e-2)
+    assert np.log(real_layer.score_tilt(0.5, big)) == pytest.approx(-0.5 * np.sqrt(big) + 1.5 * 0.25, abs=1e-2)
 
 
 def test_repeated_pairs_counts_same_token_pairs():
     """E[#pairs s < t with the same token] = sum (1 + R_ts) / V, counted in sampled sequences."""
-    from attnlib import model
+    from attnlib.model import generative
 
     rng = np.random.default_rng(13)
     for proc in (positional.markov(10, 0.7), positional.prefix(10, 10)):
-        tok = model.sample_tokens(proc.sample(40_000, rng), 40, rng)
+        tok = generative.sample_tokens(proc.sample(40_000, rng), 40, rng)
         counts = ((tok[:, :, None] == tok[:, None, :]).sum(axis=(1, 2)) - 10) / 2
         se = counts.std() / np.sqrt(counts.size)
-        assert abs(counts.mean() - attention.repeated_pairs(proc.R, 40)) < 4 * se
-    assert attention.repeated_pairs(np.eye(4), 8) == pytest.approx(6 / 8)
+        assert abs(counts.mean() - causal_attention.repeated_pairs(proc.R, 40)) < 4 * se
+    assert causal_attention.repeated_pairs(np.eye(4), 8) == pytest.approx(6 / 8)

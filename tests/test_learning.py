@@ -1,19 +1,21 @@
-"""Tests of attnlib.learning: trained positional pooling and the bounded-score optimum."""
+"""Tests of attnlib.studies.learning: trained positional pooling and the bounded-score optimum."""
 
 import numpy as np
 import pytest
 from scipy.optimize import check_grad
 
-from attnlib import Setting, downstream, learning, model, positional, weights
-from attnlib.learning import _loss_and_gradient, _snr_and_gradient
+from attnlib import Setting
+from attnlib.studies import downstream, learning
+from attnlib.model import generative, positional, weights
+from attnlib.studies.learning import _loss_and_gradient, _snr_and_gradient
 
 
 def _data(n=400, d=12, V=40, seed=0):
     rng = np.random.default_rng(seed)
     proc = positional.prefix(6, 2)
-    voc = model.draw_vocabulary(d, V, 1.0, rng)
+    voc = generative.draw_vocabulary(d, V, 1.0, rng)
     xi = proc.sample(n, rng)
-    return proc, voc, model.sample_tokens(xi, V, rng), downstream.labels(proc, xi)
+    return proc, voc, generative.sample_tokens(xi, V, rng), downstream.labels(proc, xi)
 
 
 def test_loss_gradient_is_the_derivative():

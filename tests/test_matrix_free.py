@@ -9,7 +9,10 @@ so 1e-5 is the check. The population paths run in double precision (measured: 2e
 import numpy as np
 import pytest
 
-from attnlib import Setting, cost, linalg, model, operators, positional as P, simulate, simulation, sweep
+from attnlib import Setting, simulate, sweep
+from attnlib.engine import cost, operators, simulation
+from attnlib.numerics import linalg
+from attnlib.model import generative, pooling, positional as P
 
 BASE = Setting(d=150, V=300, N=600, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
 
@@ -22,7 +25,7 @@ def test_block_draw_keeps_the_random_stream(dtype):
     one[:, 0] += np.concatenate([np.ones(V // 2), -np.ones(V // 2)]) * np.sqrt(0.3)
     after = rng.standard_normal(4)
     rng = np.random.default_rng(3)
-    voc = model.draw_vocabulary(d, V, 0.3, rng, dtype=dtype)
+    voc = generative.draw_vocabulary(d, V, 0.3, rng, dtype=dtype)
     assert voc.table.dtype == dtype
     np.testing.assert_array_equal(voc.table, one.astype(dtype))
     np.testing.assert_array_equal(rng.standard_normal(4), after)  # the stream continues where one draw leaves it
@@ -30,15 +33,15 @@ def test_block_draw_keeps_the_random_stream(dtype):
     np.testing.assert_allclose(voc.h, s @ one / V, rtol=0, atol=1e-13)  # from the double-precision numbers
     np.testing.assert_allclose(voc.g, one.mean(axis=0), rtol=0, atol=1e-13)
     with pytest.raises(ValueError, match="dtype must be"):
-        model.draw_vocabulary(d, V, 0.3, rng, dtype=np.int32)
+        generative.draw_vocabulary(d, V, 0.3, rng, dtype=np.int32)
 
 
 def test_sample_operator_is_the_sample_covariance():
     rng = np.random.default_rng(1)
-    voc = model.draw_vocabulary(40, 60, 0.5, rng)
+    voc = generative.draw_vocabulary(40, 60, 0.5, rng)
     tokens = rng.integers(0, 60, size=(90, 5))
     w = rng.uniform(size=5)
-    C = model.pool(voc, tokens, w)
+    C = pooling.pool(voc, tokens, w)
     for centered in (True, False):
         op = operators.SampleCovariance.from_tokens(voc.table, tokens, w, centered=centered)
         np.testing.assert_allclose(op @ np.eye(40), linalg.sample_covariance(C, centered=centered), atol=1e-12)
@@ -51,9 +54,9 @@ def test_sample_operator_is_the_sample_covariance():
 @pytest.mark.parametrize("centered", [True, False])
 def test_population_operator_is_the_population_covariance(centered):
     s = BASE.replace(d=30, V=50, weights="causal", tau=0.5)
-    voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, np.random.default_rng(2))
+    voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, np.random.default_rng(2))
     op = operators.PopulationCovariance(voc, s.alpha, s.kappa, s.weight_sum, centered=centered)
-    M = model.population_covariance(voc, s.weights, s.R, centered=centered)
+    M = generative.population_covariance(voc, s.weights, s.R, centered=centered)
     np.testing.assert_allclose(op @ np.eye(30), M, atol=1e-12)
 
 
@@ -115,10 +118,10 @@ def test_memory_check_refuses_a_draw_that_does_not_fit(monkeypatch):
 
 
 def test_sweep_runs_fewer_draws_at_once_when_memory_is_short(monkeypatch):
-    from attnlib import montecarlo
+    from attnlib.engine import montecarlo
 
     settings = [BASE, BASE.replace(mu_norm2=0.2)]
-    monkeypatch.setattr(montecarlo, "_workers", lambda: 2)
+    monkeypatch.setattr(montecarlo, "pool_workers", lambda: 2)
     both = sweep(settings, seed=5, trials=2)
     one = cost.plan(BASE, k=2).peak
     monkeypatch.setattr(cost, "available_memory", lambda: int(1.5 * one))  # one draw fits, two do not
@@ -129,14 +132,14 @@ def test_sweep_runs_fewer_draws_at_once_when_memory_is_short(monkeypatch):
 
 def test_default_sample_draw_is_single_precision_and_exact_spectra_double(monkeypatch):
     dtypes = []
-    original = simulation.draw_vocabulary
+    original = simulation.make_vocabulary
 
     def spy(*args, **kwargs):
         out = original(*args, **kwargs)
         dtypes.append(out.table.dtype)
         return out
 
-    monkeypatch.setattr(simulation, "draw_vocabulary", spy)
+    monkeypatch.setattr(simulation, "make_vocabulary", spy)
     simulate(BASE, np.random.default_rng(0))
     simulate(BASE, np.random.default_rng(0), spectrum="exact")
     simulate(BASE, np.random.default_rng(0), level="population")

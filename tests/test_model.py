@@ -5,12 +5,12 @@ import itertools
 import numpy as np
 import pytest
 
-from attnlib import model, positional as P, weights as W
+from attnlib.model import generative, pooling, positional as P, weights as W
 
 
 def test_vocabulary_structure():
     rng = np.random.default_rng(0)
-    voc = model.draw_vocabulary(400, 1000, 2.0, rng)
+    voc = generative.draw_vocabulary(400, 1000, 2.0, rng)
     assert voc.table.shape == (1000, 400) and voc.signs.sum() == 0
     assert voc.mu_norm2 == pytest.approx(2.0)
     delta = 400 / 1000
@@ -23,20 +23,20 @@ def test_vocabulary_structure():
 def test_tokens_follow_their_class():
     rng = np.random.default_rng(1)
     xi = P.markov(5, 0.3).sample(1000, rng)
-    tok = model.sample_tokens(xi, 10, rng)
+    tok = generative.sample_tokens(xi, 10, rng)
     assert np.all((tok < 5) == (xi > 0))
     assert set(np.unique(tok)) == set(range(10))
 
 
 def test_sparse_pooling_equals_direct_sum():
     rng = np.random.default_rng(2)
-    voc = model.draw_vocabulary(30, 12, 1.0, rng)
+    voc = generative.draw_vocabulary(30, 12, 1.0, rng)
     w = rng.standard_normal(7)
     xi = P.prefix(7, 3).sample(50, rng)
-    tok = model.sample_tokens(xi, 12, rng)
+    tok = generative.sample_tokens(xi, 12, rng)
     direct = np.stack([sum(w[t] * voc.table[tok[n, t]] for t in range(7)) for n in range(50)])
-    np.testing.assert_allclose(model.pool(voc, tok, w), direct, atol=1e-12)
-    A = model.token_matrix(tok, w, 12)
+    np.testing.assert_allclose(pooling.pool(voc, tok, w), direct, atol=1e-12)
+    A = pooling.token_matrix(tok, w, 12)
     assert A.shape == (50, 12) and A.nnz <= 50 * 7
 
 
@@ -58,24 +58,24 @@ def _exact_second_moment(voc, w, R):
 @pytest.mark.parametrize("R", [P.markov(4, 0.6).R, P.prefix(4, 2).R, P.independent(3).R])
 def test_population_covariance_decomposition_is_exact(R):
     rng = np.random.default_rng(3)
-    voc = model.draw_vocabulary(6, 10, 0.7, rng)
+    voc = generative.draw_vocabulary(6, 10, 0.7, rng)
     w = rng.uniform(0.1, 1.0, R.shape[0])
     exact = _exact_second_moment(voc, w, R)
-    np.testing.assert_allclose(model.population_covariance(voc, w, R, centered=False), exact, atol=1e-12)
+    np.testing.assert_allclose(generative.population_covariance(voc, w, R, centered=False), exact, atol=1e-12)
     mean = w.sum() * voc.g  # E[c | E]
-    np.testing.assert_allclose(model.population_covariance(voc, w, R), exact - np.outer(mean, mean), atol=1e-12)
-    parts = model.population_covariance(voc, w, R, parts=True)
+    np.testing.assert_allclose(generative.population_covariance(voc, w, R), exact - np.outer(mean, mean), atol=1e-12)
+    parts = generative.population_covariance(voc, w, R, parts=True)
     # W' is Z P Z^T / V: it annihilates nothing in particular but is PSD of rank <= V - 2
     assert np.linalg.matrix_rank(parts["W_prime"]) <= 10 - 2
 
 
 def test_population_covariance_against_monte_carlo():
     rng = np.random.default_rng(4)
-    voc = model.draw_vocabulary(5, 8, 1.0, rng)
+    voc = generative.draw_vocabulary(5, 8, 1.0, rng)
     proc = P.markov(6, 0.5)
     w = W.causal(6, 1.0)
-    C, _ = model.draw_pooled(voc, proc, w, 400_000, rng)
+    C, _ = pooling.draw_pooled(voc, proc, w, 400_000, rng)
     emp = C.T @ C / len(C)
-    theory = model.population_covariance(voc, w, proc.R, centered=False)
+    theory = generative.population_covariance(voc, w, proc.R, centered=False)
     # entries are O(1); Monte-Carlo sd of each entry ~ 1/sqrt(4e5) * O(1) ~ 3e-3
     np.testing.assert_allclose(emp, theory, atol=0.02)

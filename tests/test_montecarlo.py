@@ -1,11 +1,13 @@
-"""The Monte-Carlo engine (attnlib.montecarlo) and the Setting helpers it uses: the sample and population
+"""The Monte-Carlo engine (attnlib.engine.montecarlo) and the Setting helpers it uses: the sample and population
 levels against exact linear algebra and theory, the streams, finite-size scans and validation."""
 
 import numpy as np
 import pytest
 
-from attnlib import Setting, model, montecarlo, positional as P, simulate, sweep
-from attnlib.simulation import population_top
+from attnlib import Setting, simulate, sweep
+from attnlib.model import generative, positional as P
+from attnlib.engine import montecarlo
+from attnlib.engine.simulation import population_top
 
 # ------------------------------------------------------------------------------------------ settings
 
@@ -37,9 +39,9 @@ def test_scaled_keeps_ratios():
 def test_population_top_equals_dense_eigendecomposition(centered):
     rng = np.random.default_rng(5)
     s = BASE.replace(d=60, V=120, mu_norm2=0.7, weights="causal")
-    voc = model.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+    voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
     vals, vecs = population_top(voc, s, 3, centered=centered)
-    M = model.population_covariance(voc, s.weights, s.R, centered=centered)
+    M = generative.population_covariance(voc, s.weights, s.R, centered=centered)
     ref_vals, ref_vecs = np.linalg.eigh(M)
     np.testing.assert_allclose(vals, ref_vals[::-1][:3], rtol=1e-9)
     for j in range(3):

@@ -1,9 +1,9 @@
-"""Noise laws of the vocabulary (attnlib.noise): standardisation, fourth moments, streams and validation."""
+"""Noise laws of the vocabulary (attnlib.model.noise): standardisation, fourth moments, streams and validation."""
 
 import numpy as np
 import pytest
 
-from attnlib import noise
+from attnlib.model import noise
 
 
 @pytest.mark.parametrize("law", [noise.gaussian(), noise.rademacher(), noise.sparse(0.1), noise.student(5.0)])

@@ -99,6 +99,6 @@ def test_mathjax_is_pinned_and_not_committed():
 
 
 def test_markdown_outputs_render_as_tables():
-    # attnlib.report.markdown_table returns GitHub-flavoured Markdown; myst-nb's default ("commonmark") has no
+    # attnlib.views.tables.markdown_table returns GitHub-flavoured Markdown; myst-nb's default ("commonmark") has no
     # tables and shows them as raw pipes (the browser test checks the rendered pages for that too).
     assert _config()["sphinx"]["config"]["nb_render_markdown_format"] == "gfm"

@@ -6,7 +6,7 @@ into a new virtual environment without pip that holds its declared dependencies 
 ``Requires-Dist`` names and theirs, in the versions of this environment, linked from this environment's
 site-packages rather than downloaded and unpacked again; ``pip check`` confirms that they satisfy the
 wheel's requirements. A script run by that environment's python imports attnlib, evaluates the theory,
-simulates a small setting, draws a spectrum overlay on an Agg figure and checks that ``attnlib.explorers``
+simulates a small setting, draws a spectrum overlay on an Agg figure and checks that ``attnlib.views.explorers``
 refuses to import without ipywidgets, naming the extra to install.
 """
 
@@ -52,7 +52,9 @@ CHECK_SCRIPT = textwrap.dedent(r'''
     import numpy as np
 
     import attnlib
-    from attnlib import plotting, positional, theory
+    from attnlib.views import plotting
+    from attnlib.model import positional
+    from attnlib import theory
 
     out = {"file": attnlib.__file__, "version": attnlib.__version__,
            "metadata_version": importlib.metadata.version("attnlib"),
@@ -80,7 +82,7 @@ CHECK_SCRIPT = textwrap.dedent(r'''
     out["plot"] = {"png_bytes": buffer.tell(), "artists": len(ax.patches) + len(ax.lines)}
 
     try:
-        import attnlib.explorers  # noqa: F401
+        import attnlib.views.explorers  # noqa: F401
     except ImportError as exc:
         out["explorers_error"] = str(exc)
     else:
@@ -229,7 +231,7 @@ def test_fresh_venv_theory_simulation_and_plotting(installed):
 
 def test_fresh_venv_explorers_name_the_extra(installed):
     message = installed["explorers_error"]
-    assert message is not None, "attnlib.explorers imported without ipywidgets"
+    assert message is not None, "attnlib.views.explorers imported without ipywidgets"
     assert EXPLORERS_HINT in message
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from attnlib import positional as P
+from attnlib.model import positional as P
 
 PROCESSES = [
     P.independent(6),

@@ -12,11 +12,13 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from attnlib import Setting, density, montecarlo, positional as P, sweep
+from attnlib import Setting, sweep
+from attnlib.engine import slq, montecarlo
+from attnlib.model import positional as P
 
 BASE = Setting(d=80, V=160, N=320, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
 SETTINGS = [BASE, BASE.replace(weights="optimal", mu_norm2=0.3), BASE.at_dimension(160)]
-SLQ = density.SLQ(probes=4, degree=10)
+SLQ = slq.SLQ(probes=4, degree=10)
 
 
 def _runs(executor=None):  # each path of a draw (at these sizes "auto" takes the dense one), then densities
@@ -54,12 +56,12 @@ def test_same_counts_lengths():
 @pytest.fixture(scope="module")
 def serial():
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(montecarlo, "_workers", lambda: 1)
+        mp.setattr(montecarlo, "pool_workers", lambda: 1)
         return _runs()
 
 
 def test_thread_pools_equal_serial(serial, monkeypatch):
-    monkeypatch.setattr(montecarlo, "_workers", lambda: 3)
+    monkeypatch.setattr(montecarlo, "pool_workers", lambda: 3)
     _same(_runs(), serial)  # the default pool, three threads
     with ThreadPoolExecutor(2) as pool:
         _same(_runs(pool), serial)

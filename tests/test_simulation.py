@@ -21,7 +21,9 @@ draws (66); at 0.03 s of CPU a draw, the five cases take about 5 s.
 import numpy as np
 import pytest
 
-from attnlib import Setting, linalg, model, positional as P, simulate, theory
+from attnlib import Setting, simulate, theory
+from attnlib.numerics import linalg
+from attnlib.model import generative, pooling, positional as P
 
 BASE = Setting(d=600, V=1200, N=2400, mu_norm2=1.0, process=P.markov(16, 0.6), weights="mean")
 Z = 3.0  # standard errors allowed
@@ -110,7 +112,7 @@ def test_histogram_matches_bulk_density():
     """One draw at d = 800 without signal: L1 distance between the eigenvalue histogram (40 bins on the support)
     and the density. Measured L1 ~ 0.03-0.04 for a single draw (bin noise ~ sqrt(bins/d) / 5 plus edge bins)."""
     s = Setting(d=800, V=1600, N=3200, mu_norm2=0.0, process=P.markov(8, 0.3), weights="causal")
-    d = simulate(s, np.random.default_rng(9), full_spectrum=True)
+    d = simulate(s, np.random.default_rng(9), spectrum="exact")
     lo, hi = s.bulk_edges()
     bins = np.linspace(lo, hi, 41)
     hist, _ = np.histogram(d.eigenvalues, bins=bins)
@@ -124,8 +126,8 @@ def test_histogram_matches_bulk_density():
 
 def test_gram_path_equals_covariance_path():
     rng = np.random.default_rng(10)
-    voc = model.draw_vocabulary(60, 100, 1.0, rng)
-    C, _ = model.draw_pooled(voc, P.markov(5, 0.5), np.full(5, 0.2), 40, rng)  # N < d: Gram path
+    voc = generative.draw_vocabulary(60, 100, 1.0, rng)
+    C, _ = pooling.draw_pooled(voc, P.markov(5, 0.5), np.full(5, 0.2), 40, rng)  # N < d: Gram path
     S = linalg.sample_covariance(C)
     np.testing.assert_allclose(linalg.spectrum(C), np.sort(np.linalg.eigvalsh(S))[::-1].clip(0), atol=1e-12)
     vals, vecs = linalg.top_eigenpairs(C, 3)

@@ -171,7 +171,8 @@ def test_signal_theta_and_u_overlap_factor():
 
 def test_checked_numbers_from_notes():
     """Theory column of the table in shared/notes (d=600, V=1200, N=2400, Markov r=0.6, T=16)."""
-    from attnlib import Setting, positional
+    from attnlib import Setting
+    from attnlib.model import positional
 
     s = Setting(d=600, V=1200, N=2400, mu_norm2=1.0, process=positional.markov(16, 0.6), weights="mean")
     assert round(s.theta, 2) == 5.30

@@ -5,7 +5,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.special import airy
 
-from attnlib import tracy_widom as tw
+from attnlib.theory import tracy_widom as tw
 
 
 def test_beta1_moments_reproduce_the_constants():

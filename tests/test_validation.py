@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from attnlib import Setting, model, positional as P, simulate, theory, weights as W
+from attnlib import Setting, simulate, theory
+from attnlib.model import generative, pooling, positional as P, weights as W
 
 RNG = np.random.default_rng(0)
 NAN, INF = float("nan"), float("inf")
@@ -53,13 +54,13 @@ CASES = [
     (lambda: P.from_correlation(np.full((3, 3), -0.45) + 1.45 * np.eye(3)), "not realizable"),
     (lambda: P.independent(3).sample(0, RNG), "n"),
     (lambda: P.independent(3).sample(5, 42), "rng"),
-    (lambda: model.draw_vocabulary(10, 11, 1.0, RNG), "V"),
-    (lambda: model.draw_vocabulary(0, 10, 1.0, RNG), "d"),
-    (lambda: model.draw_vocabulary(10, 10, -1.0, RNG), "mu_norm2"),
-    (lambda: model.draw_vocabulary(10, 10, 1.0, np.random.RandomState(0)), "rng"),
-    (lambda: model.sample_tokens(np.zeros((2, 3)), 10, RNG), "xi"),
-    (lambda: model.token_matrix(np.zeros((2, 3), int), np.ones(2), 10), "length T = 3"),
-    (lambda: model.token_matrix(np.full((2, 3), 10), np.ones(3), 10), "tokens"),
+    (lambda: generative.draw_vocabulary(10, 11, 1.0, RNG), "V"),
+    (lambda: generative.draw_vocabulary(0, 10, 1.0, RNG), "d"),
+    (lambda: generative.draw_vocabulary(10, 10, -1.0, RNG), "mu_norm2"),
+    (lambda: generative.draw_vocabulary(10, 10, 1.0, np.random.RandomState(0)), "rng"),
+    (lambda: generative.sample_tokens(np.zeros((2, 3)), 10, RNG), "xi"),
+    (lambda: pooling.token_matrix(np.zeros((2, 3), int), np.ones(2), 10), "length T = 3"),
+    (lambda: pooling.token_matrix(np.full((2, 3), 10), np.ones(3), 10), "tokens"),
     (lambda: Setting(d=10, V=11, N=10, mu_norm2=1.0, process=P.independent(3)), "V"),
     (lambda: Setting(d=10, V=10, N=0, mu_norm2=1.0, process=P.independent(3)), "N"),
     (lambda: Setting(d=10, V=10, N=10, mu_norm2=INF, process=P.independent(3)), "mu_norm2"),
@@ -83,4 +84,4 @@ def test_message_shows_value_and_allowed_range():
     with pytest.raises(ValueError, match=r"delta must be finite and > 0, got -1"):
         theory.bulk_edges(-1, 0.5)
     with pytest.raises(ValueError, match=r"V must be even .* got 11"):
-        model.draw_vocabulary(5, 11, 1.0, RNG)
+        generative.draw_vocabulary(5, 11, 1.0, RNG)

@@ -1,5 +1,5 @@
-"""attnlib.webexplorer: the live figures' payloads (controls, state, simulated overlays), their HTML and their
-still images (attnlib.webstills)."""
+"""attnlib.views.webexplorer: the live figures' payloads (controls, state, simulated overlays), their HTML and their
+still images (attnlib.views.webstills)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnlib import explorers, positional, theory, weboverlays, webexplorer, webstills, weights
+from attnlib.views import explorers, weboverlays, webexplorer, webstills
+from attnlib.model import positional, weights
+from attnlib import theory
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "_ext"))
@@ -68,7 +70,7 @@ def test_every_slider_holds_its_default(kind, no_simulation):
 
 
 def test_controls_are_the_ipywidgets_explorers(no_simulation):
-    """Same rows, ranges, steps, defaults and labels as attnlib.explorers (one control table)."""
+    """Same rows, ranges, steps, defaults and labels as attnlib.views.explorers (one control table)."""
     for kind in ("spectrum", "phase", "weights"):
         data = webexplorer.payload(kind)
         assert [[c["name"] for c in row] for row in data["controls"]] == [list(r) for r in explorers.LAYOUTS[kind]]
@@ -158,7 +160,7 @@ def test_embed_is_deterministic():
 def test_sign_simulations_estimate_the_families_alpha_over_kappa():
     data = embedded("weights").payload["simulations"]
     assert [f["state"]["family"] for f in data["families"]] == list(positional.FAMILIES)
-    from attnlib import weights
+    from attnlib.model import weights
 
     for f in data["families"]:
         R = positional.family(f["state"]["family"], 16, r=0.6, L=4).R

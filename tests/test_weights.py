@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from attnlib import attention, model, positional as P, weights as W
+from attnlib.studies import causal_attention
+from attnlib.model import generative, positional as P, weights as W
 
 
 def test_mean_and_snr():
@@ -61,10 +62,10 @@ def test_causal_limit_matches_finite_d_attention(tau, strict):
     """
     rng = np.random.default_rng(3)
     d, V, T = 1000, 2000, 8
-    voc = model.draw_vocabulary(d, V, 1.0, rng)
+    voc = generative.draw_vocabulary(d, V, 1.0, rng)
     xi = P.markov(T, 0.5).sample(2000, rng)
-    X = voc.table[model.sample_tokens(xi, V, rng)]
-    emp = attention.causal_attention_weights(X, tau, strict=strict)
+    X = voc.table[generative.sample_tokens(xi, V, rng)]
+    emp = causal_attention.causal_attention_weights(X, tau, strict=strict)
     np.testing.assert_allclose(emp.sum(axis=1), 1.0)
     np.testing.assert_allclose(emp.mean(axis=0), W.causal(T, tau, strict=strict), atol=2e-3)
 
@@ -73,9 +74,9 @@ def test_attention_fluctuations_shrink_like_one_over_sqrt_d():
     rng = np.random.default_rng(4)
     T, tau, spread = 6, 1.5, []
     for d in (100, 1600):
-        voc = model.draw_vocabulary(d, 2 * d, 0.5, rng)
-        X = voc.table[model.sample_tokens(P.independent(T).sample(400, rng), 2 * d, rng)]
-        emp = attention.causal_attention_weights(X, tau)
+        voc = generative.draw_vocabulary(d, 2 * d, 0.5, rng)
+        X = voc.table[generative.sample_tokens(P.independent(T).sample(400, rng), 2 * d, rng)]
+        emp = causal_attention.causal_attention_weights(X, tau)
         spread.append(np.sqrt(np.mean((emp - W.causal(T, tau)) ** 2)))
     # 16x more dimensions -> 4x smaller deviations (allow 3x-5.5x)
     assert 3.0 < spread[0] / spread[1] < 5.5
@@ -110,7 +111,7 @@ def test_sample_embeddings_law():
     rng = np.random.default_rng(5)
     proc = P.markov(8, 0.5)
     d, V, mu2, n = 50, 20, 4.0, 4000
-    X, xi, tokens = attention.sample_embeddings(proc, n, d, V, mu2, rng)
+    X, xi, tokens = causal_attention.sample_embeddings(proc, n, d, V, mu2, rng)
     assert X.shape == (n, 8, d) and xi.shape == tokens.shape == (n, 8)
     assert np.all((tokens < V // 2) == (xi > 0))  # class +1 holds tokens 0..V/2-1
     same = tokens[:, 0] == tokens[:, 1]
@@ -118,7 +119,7 @@ def test_sample_embeddings_law():
     # repeat rate of positions (0, 1): (1 + R_01)/V
     assert same.mean() == pytest.approx((1 + 0.5) / V, abs=5 * np.sqrt(0.075 / n))
     # with a large vocabulary almost all rows are distinct draws: E[xi_t x_t,1] = ||mu||, unit-variance noise
-    X, xi, _ = attention.sample_embeddings(proc, 2000, 20, 200_000, mu2, rng)
+    X, xi, _ = causal_attention.sample_embeddings(proc, 2000, 20, 200_000, mu2, rng)
     assert np.mean(xi * X[:, :, 0]) == pytest.approx(2.0, abs=5 / np.sqrt(16_000))
     assert np.var(X[:, :, 1:]) == pytest.approx(1.0, abs=0.01)
 
@@ -129,25 +130,25 @@ def test_deviation_second_moment_matches_monte_carlo(tau, strict):
     rng = np.random.default_rng(6)
     T, d, V = 8, 400, 800
     proc = P.markov(T, 0.5)
-    X, _, tokens = attention.sample_embeddings(proc, 3000, d, V, 1.0, rng)
-    dev = attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict)
+    X, _, tokens = causal_attention.sample_embeddings(proc, 3000, d, V, 1.0, rng)
+    dev = causal_attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict)
     full = np.sqrt(np.mean(dev**2))
-    assert full == pytest.approx(attention.deviation_rms(T, tau, d, V=V, R=proc.R, strict=strict), rel=0.08)
+    assert full == pytest.approx(causal_attention.deviation_rms(T, tau, d, V=V, R=proc.R, strict=strict), rel=0.08)
     distinct = np.array([len(set(row)) == T for row in tokens])
     gauss = np.sqrt(np.mean(dev[distinct] ** 2))
-    assert gauss == pytest.approx(attention.deviation_rms(T, tau, d, strict=strict), rel=0.08)
+    assert gauss == pytest.approx(causal_attention.deviation_rms(T, tau, d, strict=strict), rel=0.08)
     # the covariance matrix itself, not only its trace
-    M = attention.deviation_second_moment(T, tau, d, strict=strict)
+    M = causal_attention.deviation_second_moment(T, tau, d, strict=strict)
     emp = dev[distinct].T @ dev[distinct] / distinct.sum()
     assert np.linalg.norm(emp - M) < 0.15 * np.linalg.norm(M)
 
 
 def test_deviation_second_moment_limits():
-    assert attention.deviation_rms(8, 0.0, 100) == 0.0  # tau = 0: all scores equal, weights exact at any d
-    a, b = attention.deviation_rms(8, 1.0, 100), attention.deviation_rms(8, 1.0, 400)
+    assert causal_attention.deviation_rms(8, 0.0, 100) == 0.0  # tau = 0: all scores equal, weights exact at any d
+    a, b = causal_attention.deviation_rms(8, 1.0, 100), causal_attention.deviation_rms(8, 1.0, 400)
     assert a / b == pytest.approx(2.0)  # 1/sqrt(d)
     with pytest.raises(ValueError, match="R must be"):
-        attention.deviation_second_moment(4, 1.0, 10, R=np.eye(3))
+        causal_attention.deviation_second_moment(4, 1.0, 10, R=np.eye(3))
 
 
 def test_snr_rows():
@@ -171,24 +172,24 @@ def test_deviation_mean_matches_monte_carlo(tau, strict, mu2):
     proc = P.markov(T, 0.6)
     devs = []
     for _ in range(2):
-        X, _, tokens = attention.sample_embeddings(proc, 5000, d, 2_000_000, mu2, rng)
+        X, _, tokens = causal_attention.sample_embeddings(proc, 5000, d, 2_000_000, mu2, rng)
         distinct = np.array([np.unique(row).size == T for row in tokens])
-        devs.append((attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict))[distinct])
+        devs.append((causal_attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict))[distinct])
     dev = np.concatenate(devs)
-    pred = attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=proc.R, strict=strict)
+    pred = causal_attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=proc.R, strict=strict)
     se = dev.std(axis=0) / np.sqrt(len(dev))
     np.testing.assert_array_less(np.abs(dev.mean(axis=0) - pred), 5 * se + 0.1 * np.abs(pred) + 1e-12)
     assert abs(pred.sum()) < 1e-15  # weights always sum to 1
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda: attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 7, 1.0, np.random.default_rng(0)), "V"),
-    (lambda: attention.sample_embeddings(np.eye(4), 2, 10, 8, 1.0, np.random.default_rng(0)), "process"),
-    (lambda: attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 8, 1.0, 0), "rng"),
-    (lambda: attention.deviation_second_moment(4, float("nan"), 10), "tau"),
-    (lambda: attention.deviation_second_moment(1, 1.0, 10, strict=True), "T"),
-    (lambda: attention.deviation_mean(4, 1.0, 0), "d"),
-    (lambda: attention.deviation_mean(4, 1.0, 10, mu_norm2=-1.0), "mu_norm2"),
+    (lambda: causal_attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 7, 1.0, np.random.default_rng(0)), "V"),
+    (lambda: causal_attention.sample_embeddings(np.eye(4), 2, 10, 8, 1.0, np.random.default_rng(0)), "process"),
+    (lambda: causal_attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 8, 1.0, 0), "rng"),
+    (lambda: causal_attention.deviation_second_moment(4, float("nan"), 10), "tau"),
+    (lambda: causal_attention.deviation_second_moment(1, 1.0, 10, strict=True), "T"),
+    (lambda: causal_attention.deviation_mean(4, 1.0, 0), "d"),
+    (lambda: causal_attention.deviation_mean(4, 1.0, 10, mu_norm2=-1.0), "mu_norm2"),
 ])
 def test_attention_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
@@ -285,7 +286,7 @@ def test_snr_table_nonnegative_column():
 def test_deviation_scan_rate_and_limit():
     """Small scan: slopes near -1/2 per replicate, mean weights at the limit, validated input."""
     proc = P.markov(6, 0.5)
-    scan = attention.deviation_scan(proc, [100, 400, 1600], [1.0], n=40, replicates=4, seed=1)
+    scan = causal_attention.deviation_scan(proc, [100, 400, 1600], [1.0], n=40, replicates=4, seed=1)
     assert scan.rms.shape == (3, 4, 1, 2) and scan.mean_weights.shape == (3, 1, 2, 6)
     assert np.all(np.abs(scan.slopes(False) + 0.5) < 0.1) and np.all(np.abs(scan.slopes(True) + 0.5) < 0.1)
     for m, strict in enumerate(scan.strict):
@@ -295,6 +296,6 @@ def test_deviation_scan_rate_and_limit():
     with pytest.raises(ValueError, match="strict"):
         scan.slopes(strict=None)
     with pytest.raises(ValueError, match="replicates"):
-        attention.deviation_scan(proc, [100], [1.0], n=4, replicates=0, seed=1)
+        causal_attention.deviation_scan(proc, [100], [1.0], n=4, replicates=0, seed=1)
     with pytest.raises(ValueError, match="process"):
-        attention.deviation_scan(np.eye(6), [100], [1.0], n=4, replicates=1, seed=1)
+        causal_attention.deviation_scan(np.eye(6), [100], [1.0], n=4, replicates=1, seed=1)

@@ -21,9 +21,12 @@ Independent routes
     numbers by root finding and quadrature, to check the closed forms.
 """
 
-from . import _law, _routes, _spikes
-from ._law import *  # noqa: F401,F403  (the public names of each part, listed in its __all__)
-from ._routes import *  # noqa: F401,F403
-from ._spikes import *  # noqa: F401,F403
+from attnlib.theory import _law, _routes, _spikes
+from attnlib.theory._law import *  # noqa: F401,F403  (the public names of each part, listed in its __all__)
+from attnlib.theory._routes import *  # noqa: F401,F403
+from attnlib.theory._spikes import *  # noqa: F401,F403
+
+# the other laws and the finite-size theory, as modules (each imports _law / _spikes, never this package)
+from attnlib.theory import fluctuations, spectral_laws, single_token, population, tracy_widom  # noqa: E402
 
 __all__ = _law.__all__ + _spikes.__all__ + _routes.__all__

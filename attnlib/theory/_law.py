@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validate as _v
+from attnlib.numerics import checks as _v
 
 __all__ = [
     "bulk_density",
@@ -22,21 +22,15 @@ __all__ = [
 ]
 
 
-def _out(value):
+def as_output(value):
     """A float for a 0-d result, the array otherwise."""
     value = np.asarray(value, dtype=float)
     return float(value) if value.ndim == 0 else value
 
 
-def _sigmas(delta, gamma):
+def sigmas(delta, gamma):
     """The elementary symmetric functions sigma_1, sigma_2, sigma_3 of (1, delta, gamma)."""
     return 1.0 + delta + gamma, delta + gamma + delta * gamma, delta * gamma
-
-
-def _ratios(delta, gamma, kappa=1.0):
-    """Validated (delta, gamma, kappa): positive and finite, scalars or arrays."""
-    return (_v.positive("delta", delta, allow_array=True), _v.positive("gamma", gamma, allow_array=True),
-            _v.positive("kappa", kappa, allow_array=True))
 
 
 def _finite_points(x) -> np.ndarray:
@@ -92,23 +86,23 @@ def bulk_density(x, delta, gamma, kappa=1.0):
     float or numpy.ndarray
         The density, broadcast over the arguments.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     x_arr = _finite_points(x)
     t = x_arr / kappa
-    s1, s2, s3 = _sigmas(delta, gamma)
+    s1, s2, s3 = sigmas(delta, gamma)
     a, b = _complex_pair(s1 - t, s2, s3)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         modulus = np.hypot(a, b)  # |phi|, without overflow next to a hard edge at 0 where |phi| -> infinity
         dens = (b / modulus) / modulus / (np.pi * t)
     dens = np.where((t > 0) & (b > 0), dens, 0.0) / kappa
-    return _out(dens)
+    return as_output(dens)
 
 
 def mp_edges(ratio, scale=1.0):
     """``(lower, upper)`` = scale (1 -+ sqrt(ratio))^2, the support of scale * MP_ratio (continuous part)."""
     ratio = _v.positive("ratio", ratio, allow_array=True)
     scale = _v.positive("scale", scale, allow_array=True)
-    return _out(scale * (1.0 - np.sqrt(ratio)) ** 2), _out(scale * (1.0 + np.sqrt(ratio)) ** 2)
+    return as_output(scale * (1.0 - np.sqrt(ratio)) ** 2), as_output(scale * (1.0 + np.sqrt(ratio)) ** 2)
 
 
 def mp_density(x, ratio, scale=1.0):
@@ -124,7 +118,7 @@ def mp_density(x, ratio, scale=1.0):
     safe = np.where(inside, x_arr, 1.0)
     dens = np.where(inside, np.sqrt(np.abs((hi - safe) * (safe - lo))) / (2.0 * np.pi * ratio * scale * safe),
                     0.0)
-    return _out(dens)
+    return as_output(dens)
 
 
 def critical_x(delta, gamma):
@@ -135,11 +129,11 @@ def critical_x(delta, gamma):
     """
     delta = _v.positive("delta", delta, allow_array=True)
     gamma = _v.positive("gamma", gamma, allow_array=True)
-    _, s2, s3 = _sigmas(delta, gamma)
+    _, s2, s3 = sigmas(delta, gamma)
     r = 2.0 * np.sqrt(s2 / 3.0)
     arg = np.clip((3.0 * s3 / s2) * np.sqrt(3.0 / s2), -1.0, 1.0)
     phase = np.arccos(arg) / 3.0
-    return tuple(_out(r * np.cos(phase - 2.0 * np.pi * k / 3.0)) for k in range(3))
+    return tuple(as_output(r * np.cos(phase - 2.0 * np.pi * k / 3.0)) for k in range(3))
 
 
 def outlier_map(x, delta, gamma, kappa=1.0):
@@ -153,18 +147,18 @@ def outlier_map(x, delta, gamma, kappa=1.0):
 
 def bulk_edges(delta, gamma, kappa=1.0):
     """``(lower, upper)`` ends of the continuous support of kappa (MP_delta ⊠ MP_gamma)."""
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     x_top, _, x_low = critical_x(delta, gamma)
     lower = outlier_map(x_low, delta, gamma, kappa)
     upper = outlier_map(x_top, delta, gamma, kappa)
-    return _out(np.maximum(lower, 0.0)), _out(upper)
+    return as_output(np.maximum(lower, 0.0)), as_output(upper)
 
 
 def zero_atom(delta, gamma):
     """Mass of the atom at 0: the fraction of zero eigenvalues, max(0, 1 - 1/delta, 1 - 1/gamma)."""
     delta = _v.positive("delta", delta, allow_array=True)
     gamma = _v.positive("gamma", gamma, allow_array=True)
-    return _out(np.maximum(np.maximum(0.0, 1.0 - 1.0 / delta), 1.0 - 1.0 / gamma))
+    return as_output(np.maximum(np.maximum(0.0, 1.0 - 1.0 / delta), 1.0 - 1.0 / gamma))
 
 
 def bulk_moments(k, delta, gamma, kappa=1.0):
@@ -176,7 +170,7 @@ def bulk_moments(k, delta, gamma, kappa=1.0):
     """
     k = _v.positive_int("k", k)
     delta, gamma, kappa = _v.positive("delta", delta), _v.positive("gamma", gamma), _v.positive("kappa", kappa)
-    s1, s2, s3 = _sigmas(delta, gamma)
+    s1, s2, s3 = sigmas(delta, gamma)
     coeffs = np.array([1.0, s1, s2, s3])
     psi = np.zeros(k + 1)  # psi[j] = coefficient of w^j, j = 0..k
     for _ in range(k):

@@ -17,8 +17,8 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
-from .. import _validate as _v
-from ._law import mp_edges
+from attnlib.numerics import checks as _v
+from attnlib.theory._law import mp_edges
 
 __all__ = ["mp_stieltjes", "population_outlier_numeric", "baik_silverstein", "sample_spike_resolvent",
            "edge_overlap_ratio"]

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _validate as _v
-from ._law import _out, _ratios, _sigmas, critical_x, outlier_map
+from attnlib.numerics import checks as _v
+from attnlib.theory._law import as_output, sigmas, critical_x, outlier_map
+from attnlib.numerics.checks import ratios
 
 __all__ = [
     "thresholds",
@@ -41,7 +42,7 @@ def thresholds(delta, gamma):
     """
     delta = _v.positive("delta", delta, allow_array=True)
     gamma = _v.positive("gamma", gamma, allow_array=True)
-    return _out(delta + np.sqrt(delta)), _out(delta + critical_x(delta, gamma)[0])
+    return as_output(delta + np.sqrt(delta)), as_output(delta + critical_x(delta, gamma)[0])
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,9 @@ def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
     direction : str
         Name of the reference direction of the overlaps, stored in the result.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     th = np.asarray(_v.nonnegative("theta", theta, allow_array=True), dtype=float)
-    _, s2, s3 = _sigmas(delta, gamma)
+    _, s2, s3 = sigmas(delta, gamma)
     x = th - delta
     theta_pop, theta_smp = thresholds(delta, gamma)
     pop = th > theta_pop  # the same comparisons as thresholds(), so that both agree to the last bit
@@ -101,11 +102,11 @@ def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
         smp_ov = np.where(smp, (x**3 - s2 * x - 2.0 * s3) / (x**2 * (x + gamma)), 0.0)
     shape = np.broadcast(th, delta, gamma, kappa).shape
     return Spike(
-        theta=_out(np.broadcast_to(th, shape)),
-        population_eigenvalue=_out(np.broadcast_to(pop_eig, shape)),
-        sample_eigenvalue=_out(np.broadcast_to(smp_eig, shape)),
-        population_overlap=_out(np.broadcast_to(pop_ov, shape)),
-        sample_overlap=_out(np.broadcast_to(smp_ov, shape)),
+        theta=as_output(np.broadcast_to(th, shape)),
+        population_eigenvalue=as_output(np.broadcast_to(pop_eig, shape)),
+        sample_eigenvalue=as_output(np.broadcast_to(smp_eig, shape)),
+        population_overlap=as_output(np.broadcast_to(pop_ov, shape)),
+        sample_overlap=as_output(np.broadcast_to(smp_ov, shape)),
         direction=direction,
     )
 
@@ -120,7 +121,7 @@ def spike_strength(alpha, kappa, mu_norm2, delta):
     kappa = _v.positive("kappa", kappa, allow_array=True)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2, allow_array=True)
     delta = _v.positive("delta", delta, allow_array=True)
-    return _out(alpha * (mu_norm2 + delta) / kappa)
+    return as_output(alpha * (mu_norm2 + delta) / kappa)
 
 
 def summary_snr(alpha, kappa, mu_norm2):
@@ -131,7 +132,7 @@ def summary_snr(alpha, kappa, mu_norm2):
     alpha = _v.nonnegative("alpha", alpha, allow_array=True)
     kappa = _v.positive("kappa", kappa, allow_array=True)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2, allow_array=True)
-    return _out(alpha * mu_norm2 / kappa)
+    return as_output(alpha * mu_norm2 / kappa)
 
 
 def mean_spike_strength(weight_sum, kappa, delta):
@@ -141,7 +142,7 @@ def mean_spike_strength(weight_sum, kappa, delta):
         raise ValueError(f"weight_sum must be finite real numbers, got {weight_sum!r}")
     kappa = _v.positive("kappa", kappa, allow_array=True)
     delta = _v.positive("delta", delta, allow_array=True)
-    return _out(ws**2 * delta / kappa)
+    return as_output(ws**2 * delta / kappa)
 
 
 def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
@@ -150,7 +151,7 @@ def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
     The top eigenvector aligns with h = mu + Zs/V; cos^2(h, u) -> ||mu||^2 / (||mu||^2 + delta), so both overlaps
     carry that factor. All arguments broadcast together.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     theta = spike_strength(alpha, kappa, mu_norm2, delta)
     sp = spike(theta, delta, gamma, kappa, direction="u")
     mu_norm2 = np.asarray(mu_norm2, dtype=float)
@@ -159,8 +160,8 @@ def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
         theta=sp.theta,
         population_eigenvalue=sp.population_eigenvalue,
         sample_eigenvalue=sp.sample_eigenvalue,
-        population_overlap=_out(sp.population_overlap * factor),
-        sample_overlap=_out(sp.sample_overlap * factor),
+        population_overlap=as_output(sp.population_overlap * factor),
+        sample_overlap=as_output(sp.sample_overlap * factor),
         direction="u",
     )
 
@@ -173,12 +174,12 @@ def signal_thresholds(delta, gamma, alpha, kappa):
     it carries only the vocabulary's class split Zs/V), and the threshold is 0; with alpha = 0 it is inf. All
     arguments broadcast together.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     alpha = np.asarray(_v.nonnegative("alpha", alpha, allow_array=True), dtype=float)
     out = []
     for theta_c in thresholds(delta, gamma):
         ratio = np.where(alpha > 0, theta_c * kappa / np.where(alpha > 0, alpha, 1.0), np.inf)
-        out.append(_out(np.maximum(ratio - delta, 0.0)))
+        out.append(as_output(np.maximum(ratio - delta, 0.0)))
     return tuple(out)
 
 
@@ -187,7 +188,7 @@ def mean_spike(delta, gamma, weight_sum, kappa) -> Spike:
 
     Overlaps are measured against g/||g||. Centering the pooled vectors removes this spike exactly.
     """
-    delta, gamma, kappa = _ratios(delta, gamma, kappa)
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     theta_g = mean_spike_strength(weight_sum, kappa, delta)
     return spike(theta_g, delta, gamma, kappa, direction="g")
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnlib import explorers, positional, theory, weights
-from attnlib.explorers._widgets import fmt
+from attnlib.views import explorers
+from attnlib.model import positional, weights
+from attnlib import theory
+from attnlib.views.figures.canvas import fmt
 
 TOLERANCE = 1e-9
 

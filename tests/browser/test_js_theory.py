@@ -31,7 +31,8 @@ import sys
 import numpy as np
 import pytest
 
-from attnlib import positional, theory, weights
+from attnlib.model import positional, weights
+from attnlib import theory
 
 from .conftest import ENABLED, REPO, SCREENSHOTS
 

@@ -1,6 +1,6 @@
 """The live explorers of the built book, driven in headless Chromium like a reader would.
 
-Every page of ``_build/html`` holding ``attnlib.webexplorer`` blocks is opened with the network cut off (from
+Every page of ``_build/html`` holding ``attnlib.views.webexplorer`` blocks is opened with the network cut off (from
 the local server, and once from ``file://``), and so is a page made here (from ``file://``, with the build's
 scripts) of the kinds that no page embeds, so that every kind is checked once. For every live figure:
 
@@ -222,7 +222,7 @@ def embedded_kinds() -> set[str]:
 def test_every_kind_in_a_page_of_its_own(html_root, browser, tmp_path):
     """The kinds that no page of the book embeds (the chapter pages drive the others), in one page opened
     from file://, loading the scripts and stylesheet of the build."""
-    from attnlib import webexplorer
+    from attnlib.views import webexplorer
 
     kinds = [kind for kind in webexplorer.KINDS if kind not in embedded_kinds()]
     SUMMARY["kinds_in_a_page_of_their_own"] = kinds

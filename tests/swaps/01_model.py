@@ -5,7 +5,7 @@ CHAPTER = "01_model"
 SWAPS = {
     # the spike along mu instead of the class centroid h = mu + Zs/V (the q term dropped from the signal)
     "covariance with mu for h": """
-        _orig_cov = attnlib.model.population_covariance
+        _orig_cov = attnlib.model.generative.population_covariance
 
         def _cov_mu(vocab, w, R, *, centered=True, parts=False):
             out = _orig_cov(vocab, w, R, centered=centered, parts=True)
@@ -13,11 +13,11 @@ SWAPS = {
             total = out["total"] - out["alpha"] * (np.outer(h, h) - np.outer(mu, mu))
             return dict(out, total=total, h=mu) if parts else total
 
-        _swap(attnlib.model, "population_covariance", _cov_mu)
+        _swap(attnlib.model.generative, "population_covariance", _cov_mu)
     """,
     # the centroid shift q left in the noise: kappa (W' + q q^T) + alpha mu mu^T
     "covariance with q in the noise": """
-        _orig_cov = attnlib.model.population_covariance
+        _orig_cov = attnlib.model.generative.population_covariance
 
         def _cov_q_noise(vocab, w, R, *, centered=True, parts=False):
             out = _orig_cov(vocab, w, R, centered=centered, parts=True)
@@ -26,11 +26,11 @@ SWAPS = {
                      - out["alpha"] * (np.outer(h, h) - np.outer(mu, mu)))
             return dict(out, total=total) if parts else total
 
-        _swap(attnlib.model, "population_covariance", _cov_q_noise)
+        _swap(attnlib.model.generative, "population_covariance", _cov_q_noise)
     """,
     # alpha and kappa exchanged: alpha W' + kappa h h^T
     "covariance with alpha and kappa exchanged": """
-        _orig_cov = attnlib.model.population_covariance
+        _orig_cov = attnlib.model.generative.population_covariance
 
         def _cov_swapped(vocab, w, R, *, centered=True, parts=False):
             out = _orig_cov(vocab, w, R, centered=centered, parts=True)
@@ -38,16 +38,16 @@ SWAPS = {
             total = out["total"] + (a - k) * out["W_prime"] + (k - a) * np.outer(h, h)
             return dict(out, total=total) if parts else total
 
-        _swap(attnlib.model, "population_covariance", _cov_swapped)
+        _swap(attnlib.model.generative, "population_covariance", _cov_swapped)
     """,
     # the uncentred second moment without the mean term (sum w)^2 g g^T
     "uncentred covariance without the mean term": """
-        _orig_cov = attnlib.model.population_covariance
+        _orig_cov = attnlib.model.generative.population_covariance
 
         def _cov_no_mean(vocab, w, R, *, centered=True, parts=False):
             return _orig_cov(vocab, w, R, centered=True, parts=parts)
 
-        _swap(attnlib.model, "population_covariance", _cov_no_mean)
+        _swap(attnlib.model.generative, "population_covariance", _cov_no_mean)
     """,
     # the mean spike's strength with sum w instead of (sum w)^2 (equal when the weights sum to one)
     "mean spike with sum w": """
@@ -61,7 +61,7 @@ SWAPS = {
     """,
     # Gaussian signs: R = Gamma instead of (2/pi) arcsin Gamma
     "Gaussian signs without arcsin": """
-        import attnlib.positional as _pos
+        import attnlib.model.positional as _pos
 
         def _gaussian_no_arcsin(Gamma):
             proc = _orig_gauss(Gamma)
@@ -71,7 +71,7 @@ SWAPS = {
     """,
     # a Markov chain that keeps its sign with probability r instead of (1 + r)/2
     "Markov chain keeping its sign with probability r": """
-        import attnlib.positional as _pos
+        import attnlib.model.positional as _pos
 
         def _markov_keep_r(n, rng, *, T, r):
             first = _pos._rademacher(rng, (n, 1))
@@ -85,8 +85,8 @@ SWAPS = {
     # (chapter 05 stops on a ValueError with it, kappa = 0 for weights summing to 0; the model chapter's
     # checks of alpha and kappa reject it)
     "kappa as the squared sum": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         _swap(_W, "kappa", lambda w: float(np.sum(np.asarray(w, dtype=float)) ** 2))
-        attnlib.setting.Setting.kappa = property(lambda self: float(self.weights.sum() ** 2))
+        attnlib.model.setting.Setting.kappa = property(lambda self: float(self.weights.sum() ** 2))
     """,
 }

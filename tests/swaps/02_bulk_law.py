@@ -46,7 +46,7 @@ SWAPS = {
     """,
     # the bulk stretched by the pooled signal alpha = w^T R w instead of kappa = ||w||^2
     "bulk scaled by alpha": """
-        import attnlib.bulk as _bulk
+        import attnlib.engine.compare as _bulk
 
         def _params_alpha(setting):
             s = setting

@@ -5,7 +5,7 @@ CHAPTER = "05_optimal_weights"
 SWAPS = {
     # Theorem 5 without the eigenvector: mean pooling called optimal
     "mean weights for the optimum": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         def _wrong(R, *, normalize="sum", tol=1e-10):
             w = _W.mean(np.asarray(R).shape[0])
             return w / np.linalg.norm(w) if normalize == "norm" else w
@@ -13,7 +13,7 @@ SWAPS = {
     """,
     # the top eigenvector of the entrywise absolute value |R| (right for R >= 0 only)
     "optimal weights from |R|": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         def _wrong(R, *, normalize="sum", tol=1e-10):
             w = np.linalg.eigh(np.abs(np.asarray(R, dtype=float)))[1][:, -1]
             w = w if w.sum() > 0 else -w
@@ -22,7 +22,7 @@ SWAPS = {
     """,
     # eigh sorts eigenvalues in increasing order: the second column from the end taken for the top one
     "second eigenvector for the optimum": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         def _wrong(R, *, normalize="sum", tol=1e-10):
             w = np.linalg.eigh(np.asarray(R, dtype=float))[1][:, -2]
             w = w if w.sum() > 0 else -w
@@ -31,7 +31,7 @@ SWAPS = {
     """,
     # the best non-negative weights as the positive part of the signed top eigenvector
     "clipped top eigenvector for lambda_plus": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         def _wrong(R, *, max_T=20, tol=1e-10):
             R = np.asarray(R, dtype=float)
             w = np.clip(_W.optimal(R, normalize="norm"), 0.0, None)
@@ -41,7 +41,7 @@ SWAPS = {
     """,
     # the support of the best non-negative weights taken as the positive entries of the top eigenvector
     "support rule from the top eigenvector": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         _nonneg = _W.optimal_nonnegative
         def _wrong(R, *, max_T=20, tol=1e-10):
             R = np.asarray(R, dtype=float)
@@ -56,7 +56,7 @@ SWAPS = {
     """,
     # alpha/kappa with the squared 1-norm in the denominator (kappa = (sum |w|)^2 instead of ||w||^2)
     "snr with the squared 1-norm": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         _snr = _W.snr
         def _wrong(w, R):
             w_arr = np.asarray(w, dtype=float)
@@ -65,12 +65,12 @@ SWAPS = {
     """,
     # mean pooling on the prefix model: 1 + L^2/T instead of 1 + L(L - 1)/T
     "prefix mean snr with L^2": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         _swap(_W, "prefix_snr_mean", lambda T, L: 1.0 + np.asarray(L, float) ** 2 / np.asarray(T, float))
     """,
     # the prefix-model alpha/kappa without the independent tail: (sum_{t<L} w_t)^2 / ||w||^2
     "prefix snr without the tail": """
-        _W = attnlib.weights
+        _W = attnlib.model.weights
         def _wrong(w, L):
             w = np.asarray(w, dtype=float)
             head = np.concatenate([[0.0], np.cumsum(w)])[np.asarray(L)]

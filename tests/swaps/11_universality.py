@@ -5,15 +5,15 @@ CHAPTER = "11_universality"
 SWAPS = {
     # the generalised law of the population only (the sample factor 1 + gamma psi left out)
     "one-stage generalised law": """
-        import attnlib.generalized
-        _G = attnlib.generalized
+        import attnlib.theory.population
+        _G = attnlib.theory.population
         _map = _G._map
         _swap(_G, "_map", lambda y, H, delta, gamma: _map(y, H, delta, 0.0))
     """,
     # the noise-side F without the normalisation by 1 + delta psi (the centroid noise as free signal)
     "anisotropic F not normalised": """
-        import attnlib.generalized
-        _G = attnlib.generalized
+        import attnlib.theory.population
+        _G = attnlib.theory.population
         _signal_function = _G.signal_function
         def _wrong(y, population, delta, mu_norm2=0.0, mu_weights=None):
             F, dF = _signal_function(y, population, delta, mu_norm2, mu_weights)
@@ -26,8 +26,8 @@ SWAPS = {
     """,
     # the Zipf spike with h independent of the noise: F = ||h||^2 G = (||mu||^2 + delta m_2) / (delta y)
     "Zipf centroid independent of the noise": """
-        import attnlib.generalized
-        _G = attnlib.generalized
+        import attnlib.theory.population
+        _G = attnlib.theory.population
         _signal_function = _G.signal_function
         def _wrong(y, population, delta, mu_norm2=0.0, mu_weights=None):
             if population.side != "tokens":
@@ -39,8 +39,8 @@ SWAPS = {
     """,
     # the token-side map with delta and gamma exchanged
     "Zipf map with delta and gamma swapped": """
-        import attnlib.generalized
-        _G = attnlib.generalized
+        import attnlib.theory.population
+        _G = attnlib.theory.population
         _map = _G._map
         def _wrong(y, H, delta, gamma):
             if H.side == "tokens" and gamma > 0:
@@ -51,8 +51,8 @@ SWAPS = {
     # the sample overlap factor of the generalised spike left out (population overlap reported for S)
     "generalised overlap without the sample stage": """
         import dataclasses
-        import attnlib.generalized
-        _G = attnlib.generalized
+        import attnlib.theory.population
+        _G = attnlib.theory.population
         _signal = _G.signal
         def _wrong(*args, **kwargs):
             sp = _signal(*args, **kwargs)
@@ -63,25 +63,25 @@ SWAPS = {
     """,
     # the threshold on ||mu||^2 with mu always on the largest atom, wherever it lies
     "anisotropic threshold ignoring where mu lies": """
-        import attnlib.generalized
-        _G = attnlib.generalized
+        import attnlib.theory.population
+        _G = attnlib.theory.population
         _critical = _G.critical_mu_norm2
         _swap(_G, "critical_mu_norm2", lambda snr, population, delta, gamma, *, mu_fractions=None: _critical(snr, population, delta, gamma))
     """,
     # the centroid shift with the vocabulary size instead of the effective vocabulary: d / V
     "Zipf centroid shift d over V": """
-        _Fq = attnlib.frequencies
+        _Fq = attnlib.model.frequencies
         _swap(_Fq, "centroid_shift", lambda d, frequencies, classes=2: float(d / (classes * len(frequencies))))
     """,
     # the between-class scatter from the Gram matrix of the means, without the 1/K
     "class scatter without 1/K": """
-        _C = attnlib.classes
+        _C = attnlib.model.k_classes
         _scatter = _C.scatter_eigenvalues
         _swap(_C, "scatter_eigenvalues", lambda means: np.asarray(means).shape[0] * _scatter(means))
     """,
     # the class spikes without the centroid noise: theta_j = (alpha/kappa) o_j
     "class spikes without delta": """
-        _C = attnlib.classes
+        _C = attnlib.model.k_classes
         def _wrong(means, delta, gamma, snr, kappa=1.0):
             return attnlib.theory.spike(snr * _C.scatter_eigenvalues(means), delta, gamma, kappa,
                                         direction="between-class")
@@ -89,7 +89,7 @@ SWAPS = {
     """,
     # the K-class positional correlation taken as the probability that two labels agree
     "K-class correlation as agreement probability": """
-        _C = attnlib.classes
+        _C = attnlib.model.k_classes
         def _R(self):
             t = np.arange(self.T)
             lag = np.abs(t[:, None] - t[None, :])
@@ -98,7 +98,7 @@ SWAPS = {
     """,
     # the Student-t noise not standardised to unit variance
     "Student-t noise of variance nu / (nu - 2)": """
-        _N = attnlib.noise
+        _N = attnlib.model.noise
         _fill = _N.NoiseLaw.fill
         def _wrong(self, out, rng):
             _fill(self, out, rng)

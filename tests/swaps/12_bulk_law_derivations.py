@@ -5,7 +5,7 @@ CHAPTER = "12_bulk_law_derivations"
 SWAPS = {
     # no finite-T correction: the bulk law at every number of tokens
     "bulk ignoring T_eff": """
-        _swap(attnlib.mixing, "m4_shift", lambda delta, gamma, w: 0.0)
+        _swap(attnlib.studies.token_mixing, "m4_shift", lambda delta, gamma, w: 0.0)
     """,
     # the excess to the first power of 1/T_eff: delta gamma^2 / T_eff
     "fourth-moment excess with 1/T_eff": """
@@ -13,7 +13,7 @@ SWAPS = {
             w = np.asarray(w, dtype=float)
             return float(delta * gamma**2 * np.sum(w**4) / np.sum(w**2) ** 2)
 
-        _swap(attnlib.mixing, "m4_shift", _m4_first_power)
+        _swap(attnlib.studies.token_mixing, "m4_shift", _m4_first_power)
     """,
     # delta and gamma exchanged in the excess: delta^2 gamma / T_eff^2
     "fourth-moment excess with delta and gamma exchanged": """
@@ -21,7 +21,7 @@ SWAPS = {
             w = np.asarray(w, dtype=float)
             return float(delta**2 * gamma * (np.sum(w**4) / np.sum(w**2) ** 2) ** 2)
 
-        _swap(attnlib.mixing, "m4_shift", _m4_exchanged)
+        _swap(attnlib.studies.token_mixing, "m4_shift", _m4_exchanged)
     """,
     # the third moment of the moment-matched MP_(delta + gamma): sigma_1^2 + sigma_2 - sigma_3
     "third moment of MP_(delta+gamma)": """
@@ -38,7 +38,7 @@ SWAPS = {
     """,
     # the square-root edge constant with sigma_3 instead of 3 sigma_3
     "edge constant without the factor 3": """
-        import attnlib.fluctuations as _fl
+        import attnlib.theory.fluctuations as _fl
 
         def _edge_constant_no_3(delta, gamma, kappa=1.0):
             x_star = attnlib.theory.critical_x(delta, gamma)[0]
@@ -50,24 +50,24 @@ SWAPS = {
     """,
     # the Tracy-Widom scale d^(-1/2) (a central-limit scale) instead of d^(-2/3)
     "Tracy-Widom scale with the power 1/2": """
-        import attnlib.fluctuations as _fl
+        import attnlib.theory.fluctuations as _fl
         _edge_constant = _fl.edge_constant
         _swap(_fl, "edge_scale",
               lambda delta, gamma, kappa, d: float((_edge_constant(delta, gamma, kappa) * d) ** -0.5))
     """,
     # the complex Tracy-Widom law TW_2 (mean -1.7711, sd 0.9018) for the real one
     "TW_2 constants for TW_1": """
-        import attnlib.tracy_widom as _tw
+        import attnlib.theory.tracy_widom as _tw
         _tw.MEAN, _tw.SD = -1.7710868074, 0.9018020
     """,
     # the lower edge measured on the upper edge's Tracy-Widom scale
     "lower edge on the upper edge's scale": """
-        import attnlib.bulk as _bulk
-        import attnlib.fluctuations as _fl
+        import attnlib.engine.compare as _bulk
+        import attnlib.theory.fluctuations as _fl
         _swap(_bulk, "lower_edge_scale", _fl.edge_scale)
     """,
     # the most-used token's term with the mean count instead of the largest
     "heavy token term with the mean count": """
-        _swap(attnlib.mixing, "heavy_token_term", lambda delta, gamma, w, d: float(delta))
+        _swap(attnlib.studies.token_mixing, "heavy_token_term", lambda delta, gamma, w, d: float(delta))
     """,
 }

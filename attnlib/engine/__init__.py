@@ -1,0 +1,17 @@
+"""Layer 3, engine: one draw of the model and the one Monte-Carlo loop, and the numerics under them.
+
+* :mod:`~attnlib.engine.simulation`: one draw (:func:`~attnlib.engine.simulation.simulate`);
+* :mod:`~attnlib.engine.montecarlo`: the Monte-Carlo engine (:func:`~attnlib.engine.montecarlo.sweep`) and
+  the random streams (:func:`~attnlib.engine.montecarlo.streams`);
+* :mod:`~attnlib.engine.operators`: S and the population covariance applied without forming them;
+* :mod:`~attnlib.engine.slq`: spectral densities by stochastic Lanczos quadrature;
+* :mod:`~attnlib.engine.cost`: the work and memory of each path, and the memory check;
+* :mod:`~attnlib.engine.compare`: simulated spectra against a law (distances, extremes, moments);
+* :mod:`~attnlib.engine.progress`: progress bars.
+
+Imports only the layers below (numerics, theory, model).
+"""
+
+from attnlib.engine import cost, montecarlo, operators, progress, simulation, slq, compare
+
+__all__ = ["simulation", "montecarlo", "operators", "slq", "cost", "spectra", "progress"]

@@ -1,0 +1,268 @@
+"""One Monte-Carlo draw of the model: the spectrum of S (or of the population covariance) and its top
+eigenvectors' overlaps with the directions that matter.
+
+Sample level (the default), two paths to the top eigenpairs of S (``attnlib.engine.cost`` estimates both and
+``method="auto"`` takes the cheaper; ``"dense"`` or ``"matrix-free"`` forces one):
+
+* dense: pool N sequences through a sparse token-weight matrix (:func:`attnlib.model.pooling.pool`), centre the pooled
+  rows in place, form S = C^T C / N once with BLAS and use Lanczos on it; with ``spectrum="exact"`` also all d
+  eigenvalues (from the smaller of S and the Gram matrix C C^T / N), in double precision;
+* matrix-free: Lanczos on S applied through the table and the token matrix
+  (``attnlib.engine.operators.SampleCovariance``), never forming C or S; with ``spectrum="slq"`` (or an
+  ``attnlib.engine.slq.SLQ``) also an estimate of the spectral density (``attnlib.engine.slq``).
+
+Population level: the covariance of a pooled vector given the vocabulary, kappa W' + alpha h h^T
+(+ (sum w)^2 g g^T uncentered), formed exactly, or applied through the table (matrix-free); no sequences.
+
+Precision: when only top eigenpairs are needed at sample level, the table is drawn into single precision
+(``LANCZOS_DTYPE``, from the same double-precision random numbers, :func:`attnlib.model.generative.draw_vocabulary`) and
+pooling, S and the products with the table run in it: this halves the memory and its traffic, and changes
+eigenvalues by about 1e-6 relative (overlaps by about 1e-7 absolute), far below the Monte-Carlo spread. The
+two paths agree to about 1e-6 relative on the same draw. All d eigenvalues are computed in double precision.
+
+Memory: before allocating, a draw estimates its peak (``attnlib.engine.cost.plan``) and raises ValueError if it
+would not fit in the available memory (``attnlib.engine.cost.check_memory``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse.linalg import eigsh
+
+from attnlib.model.setting import check_setting
+from attnlib.numerics import checks as _v
+from attnlib.engine import cost as _cost
+from attnlib.engine.slq import SLQ, SpectralDensity
+from attnlib.numerics.linalg import (eigen, one_blas_thread, squared_cosines,
+    start_vector)
+from attnlib.model.generative import Vocabulary, draw_tokens, make_vocabulary
+from attnlib.model.pooling import pool_table
+from attnlib.engine.operators import (PopulationCovariance, SampleCovariance,
+    top_eigenpairs)
+from attnlib.model.setting import Setting
+
+__all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top", "draw", "plan", "spectrum_option", "population_eigenpairs"]
+
+#: Floating-point type of the table, the pooled vectors and S when only top eigenpairs are needed.
+LANCZOS_DTYPE = np.float32
+#: ``level`` of a draw: the sample covariance S, or the population covariance given the vocabulary.
+LEVELS = ("sample", "population")
+#: ``spectrum`` of a draw: none (top eigenpairs only), all d eigenvalues, or a density estimate (an
+#: ``attnlib.engine.slq.SLQ`` instance sets its probes and degree; "slq" is ``SLQ()``).
+SPECTRA = (None, "exact", "slq")
+#: ``method`` of a draw: see ``attnlib.engine.cost``.
+METHODS = _cost.METHODS
+
+
+@dataclass(frozen=True, eq=False)
+class Draw:
+    """One simulated draw: the top ``k`` eigenpairs' eigenvalues and squared overlaps, and optionally the
+    whole spectrum or a density estimate.
+
+    ``top_eigenvalues`` (k,), descending; ``overlaps`` (3, k): cos^2 of the j-th eigenvector with
+    u = mu/||mu||, h = mu + Zs/V (class centroid) and g = Z1/V (vocabulary mean); ``spectrum``: all d
+    eigenvalues (descending) or None; ``density``: a ``attnlib.engine.slq.SpectralDensity`` or None;
+    ``method``: the path that ran. ``eigenvalues`` is the spectrum when there is one, else the top k.
+    """
+
+    setting: Setting
+    top_eigenvalues: np.ndarray
+    overlaps: np.ndarray
+    spectrum: np.ndarray | None
+    centered: bool
+    level: str = "sample"
+    method: str = "dense"
+    density: SpectralDensity | None = None
+
+    @property
+    def eigenvalues(self) -> np.ndarray:
+        return self.spectrum if self.spectrum is not None else self.top_eigenvalues
+
+    @property
+    def top(self) -> float:
+        return float(self.top_eigenvalues[0])
+
+    @property
+    def overlap_u(self) -> float:
+        return float(self.overlaps[0, 0])
+
+    @property
+    def overlap_h(self) -> float:
+        return float(self.overlaps[1, 0])
+
+    @property
+    def overlap_g(self) -> float:
+        return float(self.overlaps[2, 0])
+
+
+def spectrum_option(spectrum, level: str = "sample"):
+    """``(kind, estimator)`` of a ``spectrum`` argument: kind None, "exact" or "slq"; the SLQ sizes or None."""
+    if isinstance(spectrum, SLQ):
+        kind, estimator = "slq", spectrum
+    elif spectrum is None or (isinstance(spectrum, str) and spectrum in SPECTRA):
+        kind, estimator = spectrum, (SLQ() if spectrum == "slq" else None)
+    else:
+        raise ValueError(f"spectrum must be None, 'exact', 'slq' or an attnlib.engine.slq.SLQ, got {spectrum!r}")
+    if kind is not None and level != "sample":
+        raise ValueError(f"spectrum={kind!r} is available at sample level only (level='sample')")
+    return kind, estimator
+
+
+def plan(setting: Setting, *, k: int, level: str, spectrum: tuple, method: str, vocabulary=None) -> _cost.Cost:
+    """The ``attnlib.engine.cost.Cost`` of the path a draw with these options takes (arguments validated;
+    ``spectrum``: the pair of :func:`spectrum_option`)."""
+    kind, est = spectrum
+    return _cost.choose(setting, level=level, k=k, spectrum=kind, method=method,
+                      table_dtype=None if vocabulary is None else vocabulary.table.dtype,
+                      probes=est.probes if est else 0, degree=est.degree if est else 0)
+
+
+def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = True, k: int = 1,
+             level: str = "sample", spectrum=None, vocabulary: Vocabulary | None = None, method: str = "auto") -> Draw:
+    """Draw a vocabulary (unless one is given) and, at sample level, N pooled sequences; analyse S.
+
+    Parameters
+    ----------
+    setting : Setting
+    rng : numpy.random.Generator
+        The only source of randomness (vocabulary, then signs, then tokens, then density probes).
+    centered : bool
+        Centre the pooled vectors before forming S (default). The uncentered S has an extra spike along g.
+    k : int
+        Number of top eigenpairs.
+    level : {"sample", "population"}
+        The sample covariance S, or the population covariance given the vocabulary.
+    spectrum : {None, "exact", "slq"}
+        Also return all d eigenvalues (``"exact"``, dense path) or a spectral density estimate (``"slq"``, or an
+        ``attnlib.engine.slq.SLQ`` instance for other sizes; matrix-free path), at sample level.
+    vocabulary : Vocabulary, optional
+        Reuse a drawn vocabulary (must match d, V and ||mu||^2 of the setting).
+    method : {"auto", "dense", "matrix-free"}
+        The path (see ``attnlib.engine.cost``); "auto" takes the cheaper. Both give the same eigenpairs to about
+        1e-6 relative.
+
+    Returns
+    -------
+    Draw
+
+    Raises
+    ------
+    ValueError
+        On invalid arguments, or if the draw would not fit in the available memory.
+    """
+    check_setting(setting)
+    rng = _v.rng(rng)
+    k = _v.positive_int("k", k)
+    level, method = _v.choices(level=(level, LEVELS), method=(method, METHODS))
+    spectrum = spectrum_option(spectrum, level)
+    if vocabulary is not None and (not isinstance(vocabulary, Vocabulary) or (vocabulary.d, vocabulary.V) != (
+            setting.d, setting.V) or not np.isclose(vocabulary.mu_norm2, setting.mu_norm2)):
+        got = (f"d={vocabulary.d}, V={vocabulary.V}, mu_norm2={vocabulary.mu_norm2:g}"
+               if isinstance(vocabulary, Vocabulary) else repr(vocabulary))
+        raise ValueError(f"vocabulary ({got}) does not match the setting (d={setting.d}, V={setting.V}, "
+                         f"mu_norm2={setting.mu_norm2:g})")
+    return draw(setting, rng, vocabulary, k=k, level=level, spectrum=spectrum, centered=centered, method=method)
+
+
+def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | None, *, k: int, level: str,
+         spectrum: tuple, centered: bool, method: str = "auto", pool_workers: int | None = None) -> Draw:
+    """:func:`simulate` on validated arguments (the Monte-Carlo engine's unit of work): nothing is checked again.
+
+    ``spectrum``: the ``(kind, estimator)`` pair of :func:`spectrum_option`.
+    ``vocabulary`` None: drawn here (after the memory check), in the precision of the path.
+    ``pool_workers``: threads for the pooling product of the dense path (None: the usable cores).
+    """
+    kind, estimator = spectrum
+    options = setting.options
+    if level == "population" and options is not None and options.frequencies is not None:
+        raise ValueError("level='population' does not support token frequencies: use "
+                         "attnlib.model.generative.population_covariance with the vocabulary")
+    cost = plan(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)
+    _cost.require_memory(cost)
+    double = level == "population" or kind == "exact" or (cost.method == "dense" and k >= min(setting.N, setting.d) - 1)
+    if vocabulary is None:
+        vocabulary = make_vocabulary(setting.d, setting.V, setting.mu_norm2, rng,
+                                     dtype=np.float64 if double else LANCZOS_DTYPE, options=options)
+    spec = density = None
+    if level == "population":
+        vals, vecs = population_eigenpairs(vocabulary, setting, k, centered=centered, method=cost.method)
+    elif cost.method == "dense":
+        vals, vecs, spec = _dense_eigen(setting, rng, vocabulary, k, kind == "exact", centered, pool_workers)
+    else:
+        vals, vecs, density = _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator)
+    with one_blas_thread():
+        directions = vocabulary.directions()
+    overlaps = np.stack([squared_cosines(vecs, x) for x in directions])
+    return Draw(setting=setting, top_eigenvalues=vals, overlaps=overlaps, spectrum=spec, centered=centered,
+                level=level, method=cost.method, density=density)
+
+
+def _frequencies(setting):
+    """The within-class token frequencies of ``setting`` (None: uniform)."""
+    return None if setting.options is None else setting.options.frequencies
+
+
+def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
+    """Top-k eigenpairs (and the spectrum if ``full``) of S formed from fresh sequences over ``vocabulary``."""
+    dtype = np.float64 if full or k >= min(setting.N, setting.d) - 1 else LANCZOS_DTYPE
+    _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
+    C = pool_table(vocabulary.table.astype(dtype, copy=False), tokens, setting.weights, pool_workers)
+    if centered:  # in place: C is ours
+        C -= C.mean(axis=0, dtype=np.float64).astype(dtype)
+    return eigen(C, k, full=full)
+
+
+def _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator):
+    """Top-k eigenpairs (and a density estimate if ``estimator``) of S applied through the table."""
+    _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
+    op = SampleCovariance.from_tokens(vocabulary.table.astype(LANCZOS_DTYPE, copy=False), tokens, setting.weights,
+                                      centered=centered)
+    del tokens
+    vals, vecs = top_eigenpairs(op, k)
+    density = estimator.estimate(op, rng) if estimator is not None else None
+    return vals, vecs, density
+
+
+def population_top(vocab: Vocabulary, setting: Setting, k: int = 2, *, centered: bool = True,
+                   method: str = "auto"):
+    r"""Top ``k`` eigenpairs of the population covariance given the vocabulary, by Lanczos.
+
+    The matrix is :math:`\kappa W' + \alpha hh^\top` (``centered``) or :math:`+ (\sum w)^2 gg^\top` (uncentered
+    second moment), with :math:`W' = ZPZ^\top/V = ZZ^\top/V - qq^\top - gg^\top`. The dense path forms it with one
+    BLAS-3 product (cost d^2 V) on one BLAS thread; the matrix-free path applies it through the table
+    (``attnlib.engine.operators.PopulationCovariance``, 4 V d flops per product); ``method="auto"`` takes the
+    cheaper (``attnlib.engine.cost``). Both stop at relative residual 1e-10 and agree to about 1e-12.
+    Returns ``(eigenvalues (k,), eigenvectors (d, k))``, descending.
+    """
+    if not isinstance(vocab, Vocabulary):
+        raise ValueError(f"vocab must be an attnlib.model.generative.Vocabulary, got {vocab!r}")
+    check_setting(setting)
+    k = _v.positive_int("k", k)
+    if k >= vocab.d - 1:
+        raise ValueError(f"k must be < d - 1 = {vocab.d - 1} for Lanczos, got {k}")
+    method = _v.choice("method", method, METHODS)
+    return population_eigenpairs(vocab, setting, k, centered=centered, method=method)
+
+
+def population_eigenpairs(vocab: Vocabulary, setting: Setting, k: int, *, centered: bool, method: str):
+    """:func:`population_top` on validated arguments (the engine's call)."""
+    d, V = vocab.d, vocab.V
+    method = _cost.choose(setting, level="population", k=k, method=method, table_dtype=vocab.table.dtype).method
+    if method == "matrix-free":
+        op = PopulationCovariance(vocab, setting.alpha, setting.kappa, setting.weight_sum, centered=centered)
+        return top_eigenpairs(op, k, tol=1e-10)
+    with one_blas_thread():
+        Z = vocab.noise  # (V, d)
+        q, g, h = vocab.q, vocab.g, vocab.h
+        M = Z.T @ Z
+        M /= V
+        M -= np.outer(q, q) + np.outer(g, g)  # W' (P removes s/sqrt(V) and 1/sqrt(V); s is orthogonal to 1)
+        M *= setting.kappa
+        M += setting.alpha * np.outer(h, h)
+        if not centered:
+            M += setting.weight_sum**2 * np.outer(g, g)
+        vals, vecs = eigsh(M, k=k, which="LA", v0=start_vector(d), tol=1e-10)
+    order = np.argsort(vals)[::-1]
+    return vals[order], vecs[:, order]

@@ -1,0 +1,139 @@
+r"""The limit at the level of ratios: everything the theory needs, and nothing about sizes or sequences.
+
+As d, V, N -> infinity the spectrum of S depends on a setting only through six numbers: the ratios
+delta = d/V and gamma = d/N, the pooled signal strength alpha = w^T R w, the noise scale kappa = ||w||^2,
+the signal ||mu||^2 and the weight sum (sum w, for the vocabulary-mean spike of the uncentered S). A
+:class:`Limit` holds them, as scalars or as arrays that broadcast together, and answers every question of
+:mod:`attnlib.theory` at once over a grid: phase diagrams, theory curves and the explorers use it directly,
+and :class:`~attnlib.model.setting.Setting` delegates to it.
+
+>>> import numpy as np
+>>> from attnlib.limit import Limit
+>>> lim = Limit(delta=0.5, gamma=0.25, alpha=3.5, kappa=1.0, mu_norm2=np.array([0.0, 0.3, 1.0]))
+>>> lim.theta.round(3).tolist()
+[1.75, 2.8, 5.25]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attnlib.numerics import checks as _v
+from attnlib import theory
+from attnlib.model import weights as _w
+
+__all__ = ["Limit"]
+
+
+def _field(name: str, value, check):
+    arr = np.asarray(check(name, value, allow_array=True), dtype=float)
+    return float(arr) if arr.ndim == 0 else arr
+
+
+@dataclass(frozen=True, eq=False)
+class Limit:
+    """The six numbers of the limit, each a float or an array (all broadcast together).
+
+    Parameters
+    ----------
+    delta, gamma : float or array_like
+        d/V and d/N (> 0).
+    alpha : float or array_like
+        w^T R w (>= 0).
+    kappa : float or array_like
+        ||w||^2 (> 0).
+    mu_norm2 : float or array_like
+        ||mu||^2 (>= 0).
+    weight_sum : float or array_like
+        sum_t w_t (finite).
+    """
+
+    delta: float | np.ndarray
+    gamma: float | np.ndarray
+    alpha: float | np.ndarray
+    kappa: float | np.ndarray = 1.0
+    mu_norm2: float | np.ndarray = 0.0
+    weight_sum: float | np.ndarray = 1.0
+
+    def __post_init__(self):
+        for name in ("delta", "gamma", "kappa"):
+            object.__setattr__(self, name, _field(name, getattr(self, name), _v.positive))
+        for name in ("alpha", "mu_norm2"):
+            object.__setattr__(self, name, _field(name, getattr(self, name), _v.nonnegative))
+        ws = np.asarray(self.weight_sum, dtype=float)
+        if not np.all(np.isfinite(ws)):
+            raise ValueError(f"weight_sum must be finite real numbers, got {self.weight_sum!r}")
+        object.__setattr__(self, "weight_sum", float(ws) if ws.ndim == 0 else ws)
+        try:
+            np.broadcast(self.delta, self.gamma, self.alpha, self.kappa, self.mu_norm2, self.weight_sum)
+        except ValueError:
+            raise ValueError("delta, gamma, alpha, kappa, mu_norm2 and weight_sum must broadcast together, "
+                             "got shapes " + ", ".join(str(np.shape(getattr(self, n))) for n in
+                                                        ("delta", "gamma", "alpha", "kappa", "mu_norm2",
+                                                         "weight_sum"))) from None
+
+    @classmethod
+    def from_weights(cls, w, R, delta, gamma, mu_norm2=0.0) -> "Limit":
+        """The limit of pooling weights ``w`` under positional correlation ``R``."""
+        R = _v.correlation_matrix("R", R)
+        w = _w.as_weights(w, R.shape[0])
+        return cls(delta=delta, gamma=gamma, alpha=_w.alpha(w, R), kappa=_w.kappa(w), mu_norm2=mu_norm2,
+                   weight_sum=float(w.sum()))
+
+    def replace(self, **changes) -> "Limit":
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    @property
+    def snr(self):
+        """alpha / kappa, the one number the weights enter through."""
+        return self.alpha / self.kappa
+
+    @property
+    def theta(self):
+        """Spike strength alpha (||mu||^2 + delta) / kappa of the signal (:func:`attnlib.theory.spike_strength`)."""
+        return theory.spike_strength(self.alpha, self.kappa, self.mu_norm2, self.delta)
+
+    @property
+    def rho(self):
+        """The paper's stated SNR alpha ||mu||^2 / kappa (:func:`attnlib.theory.summary_snr`)."""
+        return theory.summary_snr(self.alpha, self.kappa, self.mu_norm2)
+
+    @property
+    def theta_g(self):
+        """Strength of the vocabulary-mean spike of the uncentered S (:func:`attnlib.theory.mean_spike_strength`)."""
+        return theory.mean_spike_strength(self.weight_sum, self.kappa, self.delta)
+
+    def thresholds(self):
+        """``(theta_population, theta_sample)`` (:func:`attnlib.theory.thresholds`)."""
+        return theory.thresholds(self.delta, self.gamma)
+
+    def bulk_edges(self):
+        """Edges of the bulk kappa (MP_delta ⊠ MP_gamma) (:func:`attnlib.theory.bulk_edges`)."""
+        return theory.bulk_edges(self.delta, self.gamma, self.kappa)
+
+    def bulk_density(self, x):
+        """Density of the bulk at ``x`` (:func:`attnlib.theory.bulk_density`)."""
+        return theory.bulk_density(x, self.delta, self.gamma, self.kappa)
+
+    def zero_atom(self):
+        """Fraction of zero eigenvalues of S (:func:`attnlib.theory.zero_atom`)."""
+        return theory.zero_atom(self.delta, self.gamma)
+
+    def signal(self) -> theory.Spike:
+        """The signal spike, overlaps against u = mu/||mu|| (:func:`attnlib.theory.signal`)."""
+        return theory.signal(self.delta, self.gamma, self.alpha, self.kappa, self.mu_norm2)
+
+    def signal_h(self) -> theory.Spike:
+        """The signal spike, overlaps against the class centroid h = mu + Zs/V."""
+        return theory.spike(self.theta, self.delta, self.gamma, self.kappa, direction="h")
+
+    def mean_spike(self) -> theory.Spike:
+        """The vocabulary-mean spike of the uncentered S (:func:`attnlib.theory.mean_spike`)."""
+        return theory.mean_spike(self.delta, self.gamma, self.weight_sum, self.kappa)
+
+    def region(self):
+        """Region code of the signal (:func:`attnlib.theory.regions`; names in ``theory.REGIONS``)."""
+        return theory.regions(self.theta, self.delta, self.gamma)

@@ -1,0 +1,19 @@
+"""Layer 4, studies: the analyses of one chapter each, built on the engine.
+
+* :mod:`~attnlib.studies.downstream`, :mod:`~attnlib.studies.experiment`, :mod:`~attnlib.studies.classifiers`:
+  the downstream task, its predictions, the experiment and the classifiers;
+* :mod:`~attnlib.studies.finite_size`: finite-size estimators (variance by source, scaling collapse);
+* :mod:`~attnlib.studies.token_mixing`: the bulk at a finite number of tokens;
+* :mod:`~attnlib.studies.causal_attention`: finite-d causal attention against its limit;
+* :mod:`~attnlib.studies.real_layer`: a real attention layer end to end;
+* :mod:`~attnlib.studies.learning`: learned positional attention;
+* :mod:`~attnlib.studies.k_class_sweep`: the Monte-Carlo sweep of the K-class model.
+
+Imports only the layers below.
+"""
+
+from attnlib.studies import (causal_attention, classifiers, downstream, experiment, finite_size, k_class_sweep,
+                             learning, real_layer, token_mixing)
+
+__all__ = ["downstream", "experiment", "classifiers", "finite_size", "token_mixing", "causal_attention",
+           "real_layer", "learning", "k_class_sweep"]

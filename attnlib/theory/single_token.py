@@ -1,0 +1,234 @@
+r"""Pooling a single token: the token counts become the population of a generalised Marchenko-Pastur law.
+
+When the weights keep one position only (:math:`w = w_b e_b`, so :math:`T_\text{eff} = \kappa^2/\sum_t w_t^4 = 1`),
+each pooled vector is one row of the table times :math:`w_b`, and the uncentred sample covariance is
+
+.. math:: S = w_b^2 \sum_v \frac{n_v}{N}\, e_v e_v^\top ,
+
+with :math:`n_v` the number of sequences whose token at position b is v. Every token is uniform over the
+vocabulary, so the counts are multinomial(N; 1/V, ..., 1/V), independent of the table. With
+:math:`D = \mathrm{diag}(n_v V/N)` the noise part is :math:`\kappa\, \tfrac1V Z D Z^\top`, a sample covariance
+with a random diagonal "population" D; the empirical law of D tends to :math:`H_\lambda`, the law of
+:math:`P/\lambda` with :math:`P \sim \mathrm{Poisson}(\lambda)`, :math:`\lambda = N/V = \delta/\gamma`. By
+Silverstein and Bai (1995) the spectrum of :math:`\tfrac1V Z D Z^\top` (d x d, :math:`d/V \to \delta`) tends to
+the law whose Stieltjes transform :math:`m(z) = \int dF(x)/(x - z)` solves
+
+.. math:: z = -\frac1m + \int \frac{\tau\, dH_\lambda(\tau)}{1 + \delta\tau m}
+   \qquad (\operatorname{Im} z > 0,\ \operatorname{Im} m > 0),
+
+an explicit inverse :math:`z(m)` (Silverstein and Choi 1995). Centring S and the signal :math:`\mu s^\top` are
+finite-rank changes and leave this bulk unchanged. The book's law :math:`\kappa(\mathrm{MP}_\delta \boxtimes
+\mathrm{MP}_\gamma)` is the same equation with :math:`H = \mathrm{MP}_{\gamma/\delta}`: both populations have
+mean 1, variance :math:`\gamma/\delta` and the same third moment, and the fourth moments differ by
+:math:`(\gamma/\delta)^2`, which is the :math:`T_\text{eff} = 1` case of :func:`attnlib.studies.token_mixing.m4_shift`.
+
+* :func:`count_population`: the atoms and masses of :math:`H_\lambda` (Poisson tail cut at ``tail``);
+* :func:`inverse_stieltjes`: :math:`z(m)`; :func:`stieltjes`: :math:`m(z)` by Newton's method, continued from
+  far above the real axis down to it, vectorised over z; :func:`density`;
+* :func:`lower_edge`: the largest value of :math:`z(m)` over :math:`m > 0`; :func:`moments`: exact moments;
+* :func:`one_token_law`: the law as an :class:`attnlib.theory.spectral_laws.Law` (for ``ks_distance``, ``histogram_l1``).
+
+All functions take the ratios ``delta = d/V`` and ``gamma = d/N`` and the scale ``kappa = w_b^2``, and need
+``delta < 1 - exp(-delta/gamma)``: more distinct tokens are drawn than there are dimensions, so S has full rank
+and the law no atom at 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.stats import poisson
+
+from attnlib.numerics import checks as _v
+from attnlib.theory.spectral_laws import Law
+
+__all__ = ["count_population", "inverse_stieltjes", "stieltjes", "density", "lower_edge", "moments",
+           "one_token_law"]
+
+#: The Poisson tail beyond the last atom kept by :func:`count_population`.
+TAIL = 1e-15
+#: Mass of the law above ``Law.upper`` in :func:`one_token_law` (the support is unbounded, see there).
+UPPER_TAIL = 1e-7
+
+
+def _full_rank_ratios(delta, gamma, kappa=1.0) -> tuple[float, float, float]:
+    """The checked ratios (:func:`attnlib.numerics.checks.ratios`), and S of full rank (the law needs it)."""
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa)
+    lam = delta / gamma
+    if delta >= 1.0 - np.exp(-lam):
+        raise ValueError(
+            f"the one-token law needs delta < 1 - exp(-delta/gamma) (more distinct tokens drawn than dimensions, "
+            f"S of full rank), got delta = {delta:g}, gamma = {gamma:g}: "
+            f"1 - exp(-delta/gamma) = {1 - np.exp(-lam):.4g}")
+    return delta, gamma, kappa
+
+
+def count_population(delta, gamma, tail: float = TAIL) -> tuple[np.ndarray, np.ndarray]:
+    r"""Atoms ``tau`` and masses ``p`` of :math:`H_\lambda`, the law of Poisson(lambda)/lambda, lambda = delta/gamma.
+
+    Atoms k/lambda for k = 0..K, K the smallest count with P(Poisson > K) < ``tail``; the masses are the Poisson
+    probabilities, renormalised to sum 1 (a relative change below ``tail``).
+    """
+    delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
+    tail = _v.positive("tail", tail)
+    if tail >= 0.5:
+        raise ValueError(f"tail must be < 0.5, got {tail:g}")
+    lam = delta / gamma
+    k = np.arange(int(poisson.isf(tail, lam)) + 2)
+    p = poisson.pmf(k, lam)
+    return k / lam, p / p.sum()
+
+
+def _z(m, delta, tau, p):
+    """z(m) and z'(m) for arrays m (population atoms tau with masses p)."""
+    m = np.asarray(m)[..., None]
+    den = 1.0 + delta * tau * m
+    z = -1.0 / m[..., 0] + np.sum(p * tau / den, axis=-1)
+    dz = 1.0 / m[..., 0] ** 2 - np.sum(p * delta * tau**2 / den**2, axis=-1)
+    return z, dz
+
+
+def inverse_stieltjes(m, delta, gamma, kappa=1.0):
+    r""":math:`z(m) = \kappa\,(-1/m + \int \tau\,dH_\lambda(\tau)/(1 + \delta\tau m/\kappa))` at ``m`` (vectorised).
+
+    The inverse of the Stieltjes transform of the law of scale ``kappa``: ``stieltjes(inverse_stieltjes(m)) = m``
+    for m in the upper half plane.
+    """
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
+    tau, p = count_population(delta, gamma)
+    m = np.asarray(m, dtype=complex if np.iscomplexobj(m) else float)
+    z, _ = _z(m * kappa, delta, tau, p)
+    return kappa * z
+
+
+def _solve(z, delta, tau, p, *, steps: int = 12, newton: int = 15):
+    """m(z) for complex z (Im z > 0), scale 1: Newton's method continued along z_j = Re z + i eta_j.
+
+    eta_j falls geometrically from max(4, 2 abs(z)) to Im z in ``steps`` stages; at each stage Newton steps from the
+    previous solution until they stop moving it, each step halved while it would leave the upper half plane
+    (where the solution is unique).
+    """
+    z = np.asarray(z, dtype=complex)
+    x, eta_end = z.real, z.imag
+    eta0 = np.maximum(4.0, 2.0 * np.abs(z))
+    m = -1.0 / (x + 1j * eta0)
+    for j in range(steps + 1):
+        zj = x + 1j * eta0 * (eta_end / eta0) ** (j / steps)
+        for _ in range(newton):
+            f, df = _z(m, delta, tau, p)
+            step = (f - zj) / df
+            for _ in range(40):
+                bad = (m - step).imag <= 0
+                if not bad.any():
+                    break
+                step = np.where(bad, step / 2, step)
+            m = m - step
+            if np.all(np.abs(step) <= 1e-13 * np.abs(m)):
+                break
+    return m
+
+
+def stieltjes(z, delta, gamma, kappa=1.0):
+    r"""Stieltjes transform :math:`m(z) = \int dF(x)/(x - z)` of the one-token law of scale ``kappa``.
+
+    ``z`` complex with Im z > 0 (any shape). Raises ValueError if a point did not converge (residual of
+    :func:`inverse_stieltjes` above 1e-8 relative).
+    """
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
+    z = np.asarray(z, dtype=complex)
+    if not np.all(np.isfinite(z)) or not np.all(z.imag > 0):
+        raise ValueError("z must be finite with Im z > 0")
+    tau, p = count_population(delta, gamma)
+    m = _solve(z / kappa, delta, tau, p)
+    residual = np.abs(_z(m, delta, tau, p)[0] - z / kappa) / np.maximum(1.0, np.abs(z / kappa))
+    if np.any(residual > 1e-8):
+        raise ValueError(f"Stieltjes transform did not converge (largest residual {residual.max():.2g})")
+    out = m / kappa
+    return out if out.ndim else complex(out)
+
+
+def density(x, delta, gamma, kappa=1.0):
+    """Density of the one-token law at real ``x`` (vectorised): Im m(x + i eta) / pi with eta = 1e-10 (1 + abs(x))."""
+    x = np.asarray(x, dtype=float)
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must contain only finite numbers")
+    m = stieltjes(x + 1e-10j * (kappa + np.abs(x)), delta, gamma, kappa)
+    out = np.where(x > 0, np.imag(m) / np.pi, 0.0)
+    return out if out.ndim else float(out)
+
+
+def lower_edge(delta, gamma, kappa=1.0) -> float:
+    """Lower edge of the support: kappa times the maximum of z(m) over m > 0, where z'(m) = 0.
+
+    z'(m) = 1/m^2 - sum_k p_k delta tau_k^2 / (1 + delta tau_k m)^2; m^2 z'(m) decreases from 1 (m -> 0) to
+    1 - (1 - p_0)/delta < 0 (m -> infinity, the full-rank condition), so the root is unique.
+    """
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
+    tau, p = count_population(delta, gamma)
+    g = lambda m: m * m * _z(m, delta, tau, p)[1]  # noqa: E731
+    hi = 1.0
+    while g(hi) > 0:
+        hi *= 2.0
+    m_star = brentq(g, hi / 2 if hi > 1 else 1e-12, hi, xtol=1e-15, rtol=1e-14)
+    return float(kappa * _z(m_star, delta, tau, p)[0])
+
+
+def moments(k: int, delta, gamma, kappa=1.0) -> np.ndarray:
+    r"""Exact moments :math:`m_1, \dots, m_k` of the one-token law of scale ``kappa``.
+
+    With :math:`G(z) = -m(z) = \sum_j m_j z^{-j-1}` the equation reads
+    :math:`G = w / (1 - w \sum_{j \ge 0} (\delta G)^j h_{j+1})` in :math:`w = 1/z`, with :math:`h_j` the moments
+    of :math:`H_\lambda`; iterating it on power series in w fixes one more coefficient per pass.
+    """
+    k = _v.positive_int("k", k)
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
+    tau, p = count_population(delta, gamma)
+    h = np.array([np.sum(p * tau ** (j + 1)) for j in range(k + 1)])  # h_1 .. h_{k+1}
+    size = k + 2
+    G = np.zeros(size)
+    for _ in range(k + 1):
+        inner, power = np.zeros(size), np.zeros(size)
+        power[0] = 1.0
+        for j in range(k + 1):  # sum_j delta^j h_{j+1} G^j, truncated
+            inner += delta**j * h[j] * power
+            power = np.convolve(power, G)[:size]
+        denom = -np.concatenate(([0.0], inner[:-1]))  # 1 - w * inner
+        denom[0] += 1.0
+        inv = np.zeros(size)  # 1 / denom as a power series
+        inv[0] = 1.0
+        for n in range(1, size):
+            inv[n] = -np.dot(denom[1:n + 1], inv[n - 1::-1][:n])
+        G = np.concatenate(([0.0], inv[:-1]))  # w * inv
+    return G[2:k + 2] * kappa ** np.arange(1, k + 1)
+
+
+def one_token_law(delta, gamma, kappa=1.0, points: int = 4001):
+    """The one-token law as an :class:`attnlib.theory.spectral_laws.Law` (lower edge, density, CDF; no atom).
+
+    The density is computed on ``points`` abscissae from the lower edge to kappa tau_K (1 + sqrt(delta))^2 (an
+    upper bound of the support of the population cut at its last atom tau_K), packed near the lower edge, and
+    integrated by the trapezoid rule; ``upper`` is where the CDF reaches 1 - ``UPPER_TAIL``. H_lambda has
+    unbounded support, so the law has tiny clusters arbitrarily far out; the mass above ``upper`` is below
+    ``UPPER_TAIL``. Raises ValueError if the computed density does not integrate to 1 within 1e-3.
+    """
+    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
+    points = _v.positive_int("points", points, minimum=101)
+    lo = lower_edge(delta, gamma, kappa)
+    tau, _ = count_population(delta, gamma)
+    far = kappa * tau[-1] * (1 + np.sqrt(delta)) ** 2
+    s = np.linspace(0.0, 1.0, points)
+    x = lo + (far - lo) * s**3  # dense near the lower edge and the main part of the bulk
+    f = density(x, delta, gamma, kappa)
+    F = np.concatenate(([0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(x))))
+    if abs(F[-1] - 1.0) > 1e-3:
+        raise ValueError(f"the one-token density integrates to {F[-1]:.6f}, not 1: increase points")
+    F /= F[-1]
+    upper = float(np.interp(1.0 - UPPER_TAIL, F, x))
+    keep = x <= upper
+    xs, Fs = np.append(x[keep], upper), np.append(F[keep], 1.0 - UPPER_TAIL)
+
+    def law_density(t):
+        return density(t, delta, gamma, kappa)
+
+    return Law(name=f"one token, kappa MP_{delta:g} with Poisson({delta / gamma:g}) counts", lower=lo, upper=upper,
+               atom=0.0, density=law_density, _x=xs, _F=Fs)

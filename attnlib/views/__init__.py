@@ -1,0 +1,15 @@
+"""Layer 5, views: what a reader sees.
+
+* :mod:`~attnlib.views.plotting`: figures (theory over simulation, one style);
+* :mod:`~attnlib.views.tables`: rounded numbers and Markdown tables;
+* :mod:`~attnlib.views.controls`: the explorers' controls, declared once;
+* imported on demand: :mod:`~attnlib.views.explorers` (JupyterLab explorers, needs ipywidgets) and
+  :mod:`~attnlib.views.webexplorer` (live explorers of the HTML book, needs IPython; never ipywidgets), with
+  :mod:`~attnlib.views.weboverlays` and :mod:`~attnlib.views.webstills`.
+
+Imports any layer below; nothing imports it.
+"""
+
+from attnlib.views import controls, plotting, tables
+
+__all__ = ["plotting", "tables", "controls"]

@@ -1,0 +1,204 @@
+"""The controls of the three explorers, declared once, and the state helpers they share.
+
+Every control is one row of :data:`CONTROLS`: the state field it sets, its kind, its range and step, its
+default (which is also the default of the field in the explorers' states), its label and a help text. The
+explorers differ only in which rows they show and how they arrange them (:data:`LAYOUTS`). A slider's
+default lies on its grid ``low + k * step`` (:func:`on_grid`), so that a slider shows its default exactly
+instead of snapping to the nearest step when it is first drawn.
+
+Nothing here needs ipywidgets: the JupyterLab explorers (:mod:`attnlib.views.explorers`) and the live explorers of
+the HTML book (:mod:`attnlib.views.webexplorer`) both build their controls from these rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from attnlib.numerics import checks as _v
+from attnlib.model import positional
+from attnlib.model import weights as _w
+
+__all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "WEIGHTINGS", "GAMMA_MAX",
+           "THETA_MAX", "TAU_MAX", "on_grid", "resolve_state", "sequence_process"]
+
+#: The R families offered (those of :func:`attnlib.model.positional.family`) and the named weightings
+#: (those of :func:`attnlib.model.weights.named`).
+FAMILIES = positional.FAMILIES
+WEIGHTINGS = _w.NAMED
+
+#: The widget kinds (float and int sliders, a dropdown, toggle buttons, a checkbox).
+KINDS = ("float", "int", "dropdown", "toggle", "check")
+
+#: Right ends of the gamma, theta and tau axes (the phase plane, the overlap curves, the causal curve).
+GAMMA_MAX = 3.0
+THETA_MAX = 8.0
+TAU_MAX = 8.0
+
+_GRID_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control: the state field it sets and everything needed to draw it.
+
+    Parameters
+    ----------
+    name : str
+        The state field the control sets (also its key in an explorer's ``controls``).
+    kind : str
+        One of ``KINDS``.
+    low, high, step : float, optional
+        Slider range and step (sliders only). ``high`` may be the name of another state field, whose value
+        bounds this one (the block length L is at most T).
+    default : object
+        Default value, on the slider's grid.
+    label : str
+        The text shown next to the control.
+    help : str
+        A tooltip saying what the control sets.
+    options : tuple
+        The choices of a dropdown or of toggle buttons, as (value, help) pairs.
+    shown_when : tuple, optional
+        A pair (field, values): show the control only while the state's ``field`` is one of ``values``
+        (always, if the state has no such field).
+    """
+
+    name: str
+    kind: str
+    low: float | None = None
+    high: float | str | None = None
+    step: float | None = None
+    default: object = None
+    label: str = ""
+    help: str = ""
+    options: tuple = ()
+    shown_when: tuple = ()
+
+    def __post_init__(self):
+        _v.choice("kind", self.kind, KINDS)
+        if self.kind in ("float", "int"):
+            if self.low is None or self.high is None or self.step is None or not self.step > 0:
+                raise ValueError(f"control {self.name!r}: a slider needs low, high and step > 0, got "
+                                 f"low={self.low!r}, high={self.high!r}, step={self.step!r}")
+        elif self.kind in ("dropdown", "toggle"):
+            values = [value for value, _ in self.options]
+            _v.choice(f"default of control {self.name!r}", self.default, values)
+
+    @property
+    def values(self) -> tuple:
+        """The allowed values of a dropdown or toggle control."""
+        return tuple(value for value, _ in self.options)
+
+
+_FAMILY_HELP = {
+    "independent": "R = I",
+    "markov": "R_ts = r^|t-s|",
+    "prefix": "first L positions share a sign",
+    "suffix": "last L positions share a sign",
+    "blocks": "blocks of L positions share a sign",
+}
+_WEIGHTING_HELP = {
+    "mean": "mean pooling, w_t = 1/T",
+    "causal": "causal self-attention in the limit, at temperature tau",
+    "optimal": "top eigenvector of R (the largest alpha/kappa)",
+}
+_BLOCK_FAMILIES = ("prefix", "suffix", "blocks")
+
+#: The controls of all three explorers, keyed by the state field they set.
+CONTROLS: dict[str, Control] = {c.name: c for c in (
+    Control("delta", "float", 0.05, 2.0, 0.05, 0.5, "δ = d/V",
+            "vocabulary ratio: embedding dimension d over vocabulary size V"),
+    Control("gamma", "float", 0.01, GAMMA_MAX, 0.01, 0.25, "γ = d/N",
+            "sample ratio: embedding dimension d over the number N of sequences"),
+    Control("mu_norm2", "float", 0.0, 4.0, 0.05, 1.0, "‖μ‖²", "signal strength: squared norm of the class mean"),
+    Control("theta", "float", 0.0, THETA_MAX, 0.05, 5.3, "θ (point)",
+            "spike strength of the point, in units of κ"),
+    Control("weighting", "toggle", default="mean", label="weights", help="the pooling weights",
+            options=tuple((name, _WEIGHTING_HELP[name]) for name in WEIGHTINGS)),
+    Control("tau", "float", 0.0, TAU_MAX, 0.1, 0.0, "τ (causal)",
+            "temperature of causal attention: the extra score of a query on itself",
+            shown_when=("weighting", ("causal",))),
+    Control("family", "dropdown", default="markov", label="R family",
+            help="the positional correlation R of the class signs",
+            options=tuple((name, _FAMILY_HELP[name]) for name in FAMILIES)),
+    Control("T", "int", 2, 64, 1, 16, "T", "sequence length"),
+    Control("r", "float", 0.0, 0.95, 0.05, 0.6, "r", "Markov correlation: R_ts = r^|t-s|",
+            shown_when=("family", ("markov",))),
+    Control("L", "int", 1, "T", 1, 4, "L", "length of the prefix, suffix or blocks of shared signs",
+            shown_when=("family", _BLOCK_FAMILIES)),
+    Control("centered", "check", default=True, label="center the pooled vectors",
+            help="centre the pooled vectors before forming S (uncentered: a second, vocabulary-mean spike)"),
+)}
+
+#: Which controls each explorer shows, row by row.
+LAYOUTS = {
+    "spectrum": (("delta", "gamma", "mu_norm2"), ("weighting", "tau"), ("family", "T", "r", "L"), ("centered",)),
+    "phase": (("delta", "gamma", "theta"),),
+    "weights": (("family", "T", "r", "L"), ("tau",)),
+}
+#: Slider width of each explorer.
+WIDTHS = {"spectrum": "250px", "phase": "300px", "weights": "250px"}
+
+
+def on_grid(control: Control, high=None) -> bool:
+    """Whether ``control``'s default lies in its range and, for a slider, on its grid ``low + k * step``.
+
+    ``high``: the upper bound to use when ``control.high`` names another field (default: that field's
+    control default). The range must also be a whole number of steps, so that ``high`` is reachable.
+    """
+    if not isinstance(control, Control):
+        raise ValueError(f"control must be an explorers Control, got {control!r}")
+    if control.kind in ("dropdown", "toggle"):
+        return control.default in control.values
+    if control.kind == "check":
+        return isinstance(control.default, bool)
+    top = control.high
+    if isinstance(top, str):
+        top = CONTROLS[top].default if high is None else high
+    if control.kind == "int" and not all(float(v).is_integer() for v in (control.low, top, control.step,
+                                                                            control.default)):
+        return False
+    steps = (control.default - control.low) / control.step
+    span = (top - control.low) / control.step
+    return bool(control.low <= control.default <= top and abs(steps - round(steps)) < _GRID_TOL
+                and abs(span - round(span)) < _GRID_TOL)
+
+
+def resolve_state(cls: type, state, overrides: dict):
+    """``state`` (default: ``cls()``) with ``overrides`` applied, after checking both."""
+    if state is None:
+        state = cls()
+    elif not isinstance(state, cls):
+        raise ValueError(f"state must be a {cls.__name__} or None, got {state!r}")
+    allowed = [f.name for f in fields(cls)]
+    unknown = sorted(set(overrides) - set(allowed))
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no field {', '.join(map(repr, unknown))}; "
+                         f"allowed fields: {', '.join(allowed)}")
+    return replace(state, **overrides) if overrides else state
+
+
+def sequence_process(state) -> positional.SignProcess:
+    """Normalise the sequence fields of a frozen ``state`` (family, T, r, L, tau) and return its sign process.
+
+    The family's own rules (r in [0, 0.99] for markov, 1 <= L <= T for the block families) are those of
+    :func:`attnlib.model.positional.family`.
+    """
+    set_ = object.__setattr__
+    set_(state, "T", _v.positive_int("T", state.T))
+    set_(state, "r", _v.finite_scalar("r", state.r))
+    set_(state, "L", _v.positive_int("L", state.L))
+    set_(state, "tau", _v.finite_scalar("tau", state.tau))
+    return positional.family(state.family, state.T, r=state.r, L=state.L)
+
+
+def _check_table():
+    """The table's own consistency: every default on its grid (also checked by the tests)."""
+    bad = [name for name, control in CONTROLS.items() if not on_grid(control)]
+    if bad:
+        raise ValueError(f"controls {bad} have a default off their slider grid")
+    if {name for rows in LAYOUTS.values() for row in rows for name in row} - set(CONTROLS):
+        raise ValueError("LAYOUTS names a control that CONTROLS does not declare")
+
+
+_check_table()

@@ -1,0 +1,11 @@
+"""The explorers' figures as pure functions of a state, drawn with matplotlib alone (no ipywidgets).
+
+Each of ``spectrum``, ``phase`` and ``weights`` holds a state dataclass, ``*_theory(state)`` (what is drawn),
+a plot class and ``*_figure(state)`` (the figure); :mod:`~attnlib.views.figures.canvas` holds the plumbing.
+The JupyterLab explorers (:mod:`attnlib.views.explorers`) redraw these figures when a control moves; the
+HTML book's live explorers (:mod:`attnlib.views.webexplorer`) draw their stills from them.
+"""
+
+from attnlib.views.figures import canvas, phase, spectrum, weights
+
+__all__ = ["canvas", "phase", "spectrum", "weights"]

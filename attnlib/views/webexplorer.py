@@ -1,0 +1,229 @@
+r"""Live explorers for the HTML book: sliders that recompute the theory in the reader's browser, and a still
+image of the same figure for print.
+
+:func:`embed` returns a :class:`LiveExplorer`, a display object with two forms:
+
+* HTML: a ``<div class="attnlib-explorer">`` block holding its settings as inline JSON. In the HTML book small
+  scripts (``_ext/web/attnlib-explorers.js`` and its parts, with the closed forms of :mod:`attnlib.theory` and
+  :mod:`attnlib.model.weights` ported to ``attnlib-theory-*.js``) turn every such block into a live figure: moving a
+  control recomputes the theory with no kernel, offline, even from ``file://``.
+* PNG: the still image of the figure in its starting state (:mod:`attnlib.views.webstills`), which the book's LaTeX
+  (PDF) builder prints instead, with the cell's caption. (MyST-NB picks one form per builder:
+  ``nb_mime_priority_overrides`` in ``_config.yml``.)
+
+What cannot be recomputed in a browser, the simulation, is done when the chapter executes
+(:mod:`attnlib.views.weboverlays`): each block carries simulated overlays for its starting setting and a few single
+changes of it, and the figure shows them whenever the controls sit on one of those settings. The output is
+deterministic (fixed seeds, rounded numbers).
+
+Kinds (``KINDS``): the three explorers of :mod:`attnlib.views.explorers` with their controls ("spectrum", "phase",
+"weights"), and figures for single chapters: "bulk" (delta, gamma); "population_recovery" and
+"sample_recovery" (recovery cos^2(v_hat, u) and the outlier against ||mu||^2 for mean, causal and optimal
+pooling, at the population or the sample level; controls: the R family and its parameter, delta, gamma for the
+sample level, and the ||mu||^2 of the read-out); "family" (the weights of an R family, its parameter, and the
+recovery they give); and the one-knob figures along theta "population" (theta) and "sample" (theta, gamma),
+which have no still image and are superseded by the recovery kinds (kept while chapters embed them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+
+import numpy as np
+from IPython.display import HTML
+
+from attnlib.numerics import checks as _v
+from attnlib.views import controls, weboverlays, webstills
+from attnlib import theory
+from attnlib.views.figures import phase
+from attnlib.views.plotting import COLORS
+
+__all__ = ["KINDS", "LiveExplorer", "embed", "payload"]
+
+KINDS = ("spectrum", "phase", "weights", "bulk", "population", "sample", "population_recovery", "sample_recovery",
+         "family")
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """Controls (rows of state fields), state fields set only here (``fixed``), new defaults and labels."""
+
+    rows: tuple
+    fixed: tuple = ()
+    defaults: tuple = ()
+    labels: tuple = ()
+
+
+_R_FAMILY = ("family", "r", "L")
+_RECOVERY = dict(fixed=(("T", 16), ("tau", 0.0)), labels=(("mu_norm2", "‖μ‖² (read-out)"),))
+_KINDS = {  # the rows of "spectrum", "phase" and "weights" are the ipywidgets explorers' (controls.LAYOUTS)
+    "spectrum": _Kind(()),
+    "phase": _Kind(()),
+    "weights": _Kind(()),
+    "bulk": _Kind((("delta", "gamma"),)),
+    "population": _Kind((("theta",),), fixed=(("delta", 0.5),), defaults=(("theta", 2.0),),
+                        labels=(("theta", "θ (units of κ)"),)),
+    "sample": _Kind((("theta", "gamma"),), fixed=(("delta", 0.5),), defaults=(("theta", 3.0), ("gamma", 1.0)),
+                    labels=(("theta", "θ (units of κ)"),)),
+    "population_recovery": _Kind((_R_FAMILY, ("delta", "mu_norm2")),
+                                 defaults=(("family", "prefix"), ("mu_norm2", 0.5)), **_RECOVERY),
+    "sample_recovery": _Kind((_R_FAMILY, ("delta", "gamma", "mu_norm2")),
+                             defaults=(("family", "prefix"), ("gamma", 1.0), ("mu_norm2", 0.5)), **_RECOVERY),
+    "family": _Kind((_R_FAMILY,), fixed=(("T", 16), ("delta", 0.5), ("gamma", 0.25), ("mu_norm2", 0.5))),
+}
+_PRINT_DPI = 150  # the still images are for print
+# How a fixed parameter given to payload() is checked.
+_FIXED_CHECKS = {"T": lambda v: _v.positive_int("T", v, minimum=2), "tau": lambda v: _v.finite_scalar("tau", v),
+                 "delta": lambda v: _v.positive("delta", v), "gamma": lambda v: _v.positive("gamma", v),
+                 "mu_norm2": lambda v: _v.nonnegative("mu_norm2", v)}
+
+
+def _grid(control) -> list:
+    """The values of a slider, exact decimals: low, low + step, ..., high."""
+    count = int(round((control.high - control.low) / control.step)) + 1
+    digits = max(0, -int(np.floor(np.log10(control.step))) + 2)
+    return [round(control.low + k * control.step, digits) for k in range(count)]
+
+
+def _spec(name: str, kind: str) -> dict:
+    """The JSON description of one control (the JS builds the widget from it)."""
+    control = controls.CONTROLS[name]
+    spec = {"name": name, "kind": control.kind, "label": dict(_KINDS[kind].labels).get(name, control.label),
+            "help": control.help}
+    if control.kind == "float":
+        spec["values"] = _grid(control)
+    elif control.kind == "int":
+        spec.update(low=int(control.low), high=control.high if isinstance(control.high, str) else int(control.high))
+    elif control.options:
+        spec["options"] = [[value, text] for value, text in control.options]
+    if control.shown_when:
+        spec["shown_when"] = [control.shown_when[0], list(control.shown_when[1])]
+    return spec
+
+
+def _check_value(name: str, value, spec: dict, state: dict):
+    """``value`` as the control ``spec`` holds it (a slider value snapped to its exact grid value)."""
+    if spec["kind"] == "float":
+        value = _v.finite_scalar(name, value)
+        grid = np.asarray(spec["values"])
+        k = int(np.argmin(np.abs(grid - value)))
+        if abs(grid[k] - value) > 1e-9:
+            raise ValueError(f"{name} must be on its slider's grid {grid[0]:g}, {grid[1]:g}, ..., {grid[-1]:g}, "
+                             f"got {value!r}")
+        return spec["values"][k]
+    if spec["kind"] == "int":
+        value = _v.positive_int(name, value, minimum=spec["low"])
+        high = state.get(spec["high"]) if isinstance(spec["high"], str) else spec["high"]
+        if high is not None and value > high:
+            raise ValueError(f"{name} must be between {spec['low']} and {high}, got {value}")
+        return value
+    if spec["kind"] == "check":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+        return bool(value)
+    return _v.choice(name, value, [option[0] for option in spec["options"]])
+
+
+def _state(kind: str, overrides: dict) -> tuple[dict, dict, list]:
+    """(state, fixed, control rows) of ``kind`` with ``overrides`` validated and applied."""
+    _v.choice("kind", kind, KINDS)
+    info = _KINDS[kind]
+    rows = [[_spec(name, kind) for name in row] for row in (info.rows or controls.LAYOUTS[kind])]
+    specs = {spec["name"]: spec for row in rows for spec in row}
+    fixed = dict(info.fixed)
+    allowed = list(specs) + list(fixed)
+    unknown = sorted(set(overrides) - set(allowed))
+    if unknown:
+        raise ValueError(f"the {kind!r} explorer has no setting {', '.join(map(repr, unknown))}; "
+                         f"allowed: {', '.join(allowed)}")
+    state = {name: controls.CONTROLS[name].default for name in specs}
+    state.update(dict(info.defaults))
+    for name in fixed:
+        if name in overrides:
+            fixed[name] = _FIXED_CHECKS[name](overrides[name])
+    state.update({k: v for k, v in overrides.items() if k in specs})
+    for name in sorted(specs, key=lambda n: n == "L"):  # L last: its range depends on T
+        state[name] = _check_value(name, state[name], specs[name], {**fixed, **state})
+    return state, fixed, rows
+
+
+# ------------------------------------------------------------------------------------------------- output
+
+
+def payload(kind: str, **state) -> dict:
+    """Everything the live figure of ``kind`` needs, as a JSON-ready dict (deterministic).
+
+    Parameters
+    ----------
+    kind : str
+        One of ``KINDS``.
+    **state
+        Settings of the figure's controls (each on its slider's grid or among its options) and of its fixed
+        parameters (``T`` and ``tau`` for the recovery kinds; ``T``, ``delta``, ``gamma``, ``mu_norm2`` for
+        "family"; ``delta`` for "population" and "sample"); the rest take their defaults.
+
+    Returns
+    -------
+    dict
+        ``kind``, ``controls`` (rows of control descriptions), ``state`` (the starting values), ``fixed``,
+        ``colors``, ``regions`` (the phase diagram's, for "phase") and ``simulations`` (the precomputed
+        overlays, :func:`attnlib.views.weboverlays.simulations`).
+    """
+    state, fixed, rows = _state(kind, state)
+    data = {"kind": kind, "controls": rows, "state": state, "fixed": fixed, "colors": dict(COLORS)}
+    if kind == "phase":
+        # the region names and colours of the phase figure
+        data["regions"] = [[name, phase.REGIONS[key], color] for name, key, color in
+                           zip(theory.REGIONS, phase.REGION_KEYS, phase.REGION_COLORS)]
+    data["simulations"] = weboverlays.simulations(kind, state, fixed)
+    return data
+
+
+class LiveExplorer(HTML):
+    """A live figure: HTML for the HTML book, a PNG still of its starting state for print, and one short,
+    stable line of text (``repr``).
+
+    Attributes: ``kind``, ``state`` (the controls' and fixed parameters' values it starts from), ``payload``
+    (the :func:`payload` embedded in the HTML) and ``figure`` (the still, a matplotlib figure, or None for the
+    kinds without one).
+    """
+
+    def __init__(self, kind: str, data: dict, html: str, figure=None):
+        super().__init__(html)
+        self.kind = kind
+        self.state = {**data["state"], **data["fixed"]}
+        self.payload = data
+        self.figure = figure
+        self._png = None
+        if figure is not None:
+            out = io.BytesIO()
+            figure.savefig(out, format="png", dpi=_PRINT_DPI)
+            self._png = out.getvalue()
+
+    def _repr_png_(self) -> bytes | None:
+        return self._png
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{name}={value!r}" for name, value in self.state.items())
+        return f"LiveExplorer({self.kind!r}, {args})"
+
+
+def embed(kind: str, **state) -> LiveExplorer:
+    """A live figure of ``kind`` with its still image (see :func:`payload` for the arguments).
+
+    Examples
+    --------
+    >>> webexplorer.embed("bulk", delta=0.5, gamma=0.25)  # doctest: +SKIP
+    """
+    data = payload(kind, **state)
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    ident = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    html = (f'<div class="attnlib-explorer" id="attnlib-explorer-{ident}" data-kind="{kind}">'
+            '<p class="attnlib-explorer-fallback">Interactive figure: its controls work in the HTML version of '
+            'this book, with no Python needed.</p>'
+            f'<script type="application/json" class="attnlib-explorer-data">{text}</script></div>')
+    return LiveExplorer(kind, data, html, webstills.still(data) if kind in webstills.KINDS else None)

@@ -1,0 +1,192 @@
+r"""The still images of the live figures (:mod:`attnlib.views.webexplorer`): what a printed book shows instead.
+
+:func:`still` draws the figure of a payload (:func:`attnlib.views.webexplorer.payload`) in its starting state, as a
+matplotlib figure: the same curves as the live figure (from :mod:`attnlib.theory` and :mod:`attnlib.model.weights`)
+and the same simulated overlay (the payload's, at that state). The three explorers ("spectrum", "phase",
+"weights") are drawn by :mod:`attnlib.views.figures` (the explorers' figures); the other kinds here.
+
+Figures are made without pyplot (or closed from it at once), so that a notebook cell that builds one does not
+also show it; legends sit below the axes, clear of the titles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnlib.model import positional
+from attnlib import theory
+from attnlib.model import weights as _w
+from attnlib.views import figures
+from attnlib.views.plotting import COLORS
+
+__all__ = ["KINDS", "still", "recovery_curves", "MU2_MAX"]
+
+#: Right end of the ||mu||^2 axis of the recovery figures (the read-out's ||mu||^2 widens it).
+MU2_MAX = 2.0
+_SIM_COLOR = "#9ecae1"
+_WIDTH = 6.6
+
+
+def _figure(ncols: int, height: float = 3.0):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(_WIDTH, height), dpi=100, layout="constrained")
+    return fig, np.atleast_1d(fig.subplots(1, ncols))
+
+
+def _legend(fig, ncols: int = 3) -> None:
+    handles, labels = [], []
+    for ax in fig.axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            if label not in labels:
+                handles.append(h)
+                labels.append(label)
+    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=8)
+
+
+def _from_pyplot(fig):
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)  # drawn, saved, but never shown by the notebook on its own
+    return fig
+
+
+def _explorer_still(data: dict):
+
+    kind, s, sims = data["kind"], data["state"], data["simulations"]
+    if kind == "spectrum":
+        fig = figures.spectrum.spectrum_figure(figures.spectrum.SpectrumState(**s), simulate_d=sims["d"], seed=sims["seed"])[0]
+    elif kind == "phase":
+        fig = figures.phase.phase_figure(figures.phase.PhaseState(**s))[0]
+    else:
+        fig = figures.weights.weights_figure(figures.weights.WeightsState(**s))[0]
+    return _from_pyplot(fig)
+
+
+def _bulk_still(data: dict):
+    s, sims = data["state"], data["simulations"]
+    lo, hi = theory.bulk_edges(s["delta"], s["gamma"])
+    atom = theory.zero_atom(s["delta"], s["gamma"])
+    x = np.linspace(lo, hi, 600)
+    fig, (ax,) = _figure(1, 3.2)
+    draw = next((d for d in sims["draws"] if d["state"] == {"delta": s["delta"], "gamma": s["gamma"]}), None)
+    if draw is not None:
+        h = draw["hist"]
+        edges = np.linspace(*h["range"], len(h["counts"]) + 1)
+        heights = np.asarray(h["counts"]) / (h["n"] * np.diff(edges))
+        ax.bar(edges[:-1], heights, width=np.diff(edges), align="edge", color=_SIM_COLOR, edgecolor="white",
+               linewidth=0.3, label=f"simulated non-zero eigenvalues / κ (d = {sims['d']})")
+    ax.plot(x, theory.bulk_density(x, s["delta"], s["gamma"]) / (1 - atom), color=COLORS["theory"],
+            label=r"$\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma$, continuous part")
+    for i, edge in enumerate((lo, hi)):
+        ax.axvline(edge, color=COLORS["edge"], ls=":", lw=1.2, label="edges" if i == 0 else None)
+    ax.set(xlabel="eigenvalue / κ", ylabel="density (non-zero part)", xlim=(0, 1.08 * hi),
+           title=f"δ = {s['delta']:g}, γ = {s['gamma']:g}: atom at 0 of mass {atom:.3g}")
+    _legend(fig)
+    return fig
+
+
+def recovery_curves(level: str, state: dict, fixed: dict, mu2) -> dict:
+    """What the recovery figures draw, from attnlib: for each of mean, causal and optimal pooling (R of the
+    state's family, ``fixed`` T and tau), alpha/kappa, the ||mu||^2 threshold at the ``level`` ("population"
+    or "sample") and, along ``mu2``, the outlier in units of kappa and cos^2 with u."""
+    level = 0 if level == "population" else 1
+    gamma = state.get("gamma", 1.0)
+    process = positional.family(state["family"], fixed["T"], r=state["r"], L=state["L"])
+    out = {}
+    for name in _w.NAMED:
+        w, _ = _w.named(name, process, fixed["tau"])
+        alpha, kappa = _w.alpha(w, process.R), _w.kappa(w)
+        sig = theory.signal(state["delta"], gamma, alpha, kappa, mu2)
+        out[name] = {"snr": alpha / kappa,
+                     "threshold": theory.signal_thresholds(state["delta"], gamma, alpha, kappa)[level],
+                     "outlier": (sig.population_eigenvalue if level == 0 else sig.sample_eigenvalue) / kappa,
+                     "overlap": sig.population_overlap if level == 0 else sig.sample_overlap}
+    return out
+
+
+def _recovery_still(data: dict):
+    s, f, sims = data["state"], data["fixed"], data["simulations"]
+    level = sims["level"]
+    population = level == "population"
+    mu2 = np.linspace(0.0, max(MU2_MAX, s["mu_norm2"]), 400)
+    curves = recovery_curves(level, s, f, mu2)
+    gamma = s.get("gamma", 1.0)
+    edge = theory.mp_edges(s["delta"])[1] if population else theory.bulk_edges(s["delta"], gamma)[1]
+    sim = next((x for x in sims["settings"] if x["state"] == {k: s[k] for k in x["state"]}), None)
+    fig, (left, right) = _figure(2, 3.4)
+    left.axhline(edge, color=COLORS["edge"], ls=":", lw=1.2, label="bulk edge")
+    right.plot(mu2, mu2 / (mu2 + s["delta"]), color=COLORS["edge"], ls="--", lw=1.2,
+               label="ceiling ‖μ‖²/(‖μ‖²+δ)")
+    for name, c in curves.items():
+        color = COLORS[name]
+        label = f"{name}{' (τ = %g)' % f['tau'] if name == 'causal' else ''}: α/κ = {c['snr']:.3g}"
+        left.plot(mu2, c["outlier"], color=color, label=label, gid=f"outlier-{name}")
+        right.plot(mu2, c["overlap"], color=color, gid=f"overlap-{name}")
+        right.axvline(c["threshold"], color=color, ls=":", lw=1.0, gid=f"threshold-{name}")
+        if sim is not None:
+            pts = np.asarray(sim["curves"][name], dtype=float)
+            for ax, col in ((left, 1), (right, 3)):
+                ax.errorbar(pts[:, 0], pts[:, col], yerr=pts[:, col + 1], fmt="s", ms=3.5, color=color,
+                            mfc="white", lw=1)
+    threshold = r"$\|\mu\|^2_{\rm pop}$" if population else r"$\|\mu\|^2_{\rm smp}$"
+    right.plot([], [], color="#555555", ls=":", lw=1.0, label=f"{threshold}: its outlier appears")
+    if sim is not None:
+        right.plot([], [], ls="none", marker="s", ms=4, color="#555555", mfc="white",
+                   label=f"simulated (d = {sims['d']}), mean ± sd")
+    stage = "the population covariance" if population else "S"
+    family = positional.family(s["family"], f["T"], r=s["r"], L=s["L"]).name
+    left.set(xlabel="‖μ‖²", ylabel="λ_pop / κ" if population else "λ₁ / κ", title=f"top eigenvalue of {stage}")
+    right.set(xlabel="‖μ‖²", ylabel=f"cos²({'v_pop' if population else 'v̂'}, u)", ylim=(0, 1.02),
+              title=f"{family}, δ = {s['delta']:g}" + ("" if population else f", γ = {gamma:g}"))
+    for ax in (left, right):
+        ax.set_xlim(0, mu2[-1])
+        ax.title.set_fontsize(9)
+    _legend(fig)
+    return fig
+
+
+def _family_still(data: dict):
+    from matplotlib.ticker import MaxNLocator
+
+    s, f, sims = data["state"], data["fixed"], data["simulations"]
+    process = positional.family(s["family"], f["T"], r=s["r"], L=s["L"])
+    lam = float(np.linalg.eigvalsh(process.R)[-1])
+    grid = np.linspace(0, 1.15 * lam, 300)
+    fig, (prof, curve) = _figure(2, 3.3)
+    pos = np.arange(1, f["T"] + 1)
+    curve.plot(grid, theory.signal(f["delta"], f["gamma"], grid, 1.0, f["mu_norm2"]).sample_overlap,
+               color=COLORS["theory"], label="predicted cos²(v̂, u)")
+    curve.axvline(lam, color=COLORS["optimal"], ls=":", lw=1.2, label="λmax(R)")
+    for name in _w.NAMED:
+        w, _ = _w.named(name, process)
+        snr = _w.snr(w, process.R)
+        prof.plot(pos, w, "o-", ms=3, lw=1.2, color=COLORS[name], label=name)
+        curve.plot([snr], [theory.signal(f["delta"], f["gamma"], snr, 1.0, f["mu_norm2"]).sample_overlap], "o",
+                   color=COLORS[name], ms=6)
+        for p in sims["points"]:
+            if p["weighting"] == name and p["state"] == {k: s[k] for k in p["state"]}:
+                curve.errorbar(p["snr"], p["overlap_u"][0], yerr=p["overlap_u"][1], fmt="s", ms=4, mfc="white",
+                               color=COLORS[name], label=f"simulated, d = {sims['d']}" if name == "optimal" else None)
+    prof.xaxis.set_major_locator(MaxNLocator(integer=True))
+    prof.set(xlabel="position t", ylabel="weight w_t (sum 1)", title=process.name)
+    curve.set(xlabel="α/κ", ylabel="cos²(v̂, u)", ylim=(0, 1.02), xlim=(0, grid[-1]),
+              title=f"δ = {f['delta']:g}, γ = {f['gamma']:g}, ‖μ‖² = {f['mu_norm2']:g}")
+    for ax in (prof, curve):
+        ax.title.set_fontsize(9)
+    _legend(fig)
+    return fig
+
+
+_STILLS = {"spectrum": _explorer_still, "phase": _explorer_still, "weights": _explorer_still,
+           "bulk": _bulk_still, "population_recovery": _recovery_still, "sample_recovery": _recovery_still,
+           "family": _family_still}
+#: The kinds that have a still image.
+KINDS = tuple(_STILLS)
+
+
+def still(data: dict):
+    """The still figure of a live figure's payload (:func:`attnlib.views.webexplorer.payload`), in its starting state."""
+    if not isinstance(data, dict) or data.get("kind") not in _STILLS:
+        raise ValueError(f"data must be a live figure's payload (a dict with a 'kind' among {sorted(_STILLS)})")
+    return _STILLS[data["kind"]](data)
