@@ -96,7 +96,7 @@ pdf: $(STAMP)
 	@mkdir -p _build/html && cp $(PDF_DIR)/book.pdf _build/html/$(PDF_NAME)
 	@echo "PDF: $(PDF_DIR)/book.pdf (and _build/html/$(PDF_NAME))"
 
-# The real-browser test alone, on the current build (run `make book` first).
+# The real-browser test alone, on the current build (run `make book pdf` first: the pages link the PDF).
 browser-test: $(STAMP)
 	$(BROWSER_TEST)
 
