@@ -2,12 +2,17 @@
 
 The imports are read with :mod:`ast` from the source (every ``import`` statement, also those inside functions:
 a lazy import is no way around a cycle). Each rule is a function of a ``{module: source}`` map, run on attnlib
-and, to show that it can fail, on a small synthetic package that breaks it.
+and, to show that it can fail, on a small synthetic package that breaks it. The same layers and the absence
+of cycles are also checked by import-linter (the contracts of ``.importlinter``, which ``lint-imports`` runs),
+and shown to fail on a copy of attnlib with one lazy upward import or one lazy import that closes a cycle.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -217,3 +222,40 @@ def test_a_stream_made_outside_randomness_is_caught():
     mods = {"attnlib.studies.a": ("import numpy as np\nrng = np.random.default_rng(0)\n", False),
             RANDOMNESS: ("import numpy as np\nnp.random.SeedSequence(0)\n", False)}
     assert random_stream_makers(mods) == ["attnlib.studies.a"]
+
+
+# ------------------------------------------------------------------ the same contract, by import-linter
+
+CONFIG = ROOT.parent / ".importlinter"
+
+
+def lint_imports(package_parent: Path) -> subprocess.CompletedProcess:
+    """import-linter's ``lint-imports`` on the contracts of .importlinter, with attnlib found in
+    ``package_parent``."""
+    lint = Path(sys.executable).parent / "lint-imports"
+    env = {**os.environ, "PYTHONPATH": str(package_parent)}
+    return subprocess.run([str(lint), "--config", str(CONFIG), "--no-cache"], capture_output=True, text=True,
+                          env=env, cwd=package_parent)
+
+
+def test_import_linter_keeps_the_contracts():
+    result = lint_imports(ROOT.parent)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 kept, 0 broken" in result.stdout
+
+
+@pytest.mark.parametrize("module, line, contract", [
+    # a lazy upward import: the bottom layer reaching for a view
+    ("numerics/checks.py", "def _late():\n    from attnlib.views import plotting\n", "import only downward"),
+    # a lazy import that closes a cycle (fluctuations imports tracy_widom)
+    ("theory/tracy_widom.py", "def _late():\n    from attnlib.theory import fluctuations\n", "no import cycles"),
+])
+def test_import_linter_catches_a_broken_contract(tmp_path, module, line, contract):
+    import shutil
+
+    shutil.copytree(ROOT, tmp_path / "attnlib", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "attnlib" / module).open("a").write("\n\n" + line)
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0, result.stdout
+    assert any(contract in line and line.rstrip().endswith("BROKEN") for line in result.stdout.splitlines()), \
+        result.stdout
