@@ -235,7 +235,7 @@ def memoised(fn, name: str):
     return wrapper
 
 
-def _rebind(original, new) -> int:
+def rebind(original, new) -> int:
     """Replace ``original`` by ``new`` in every attnlib module that refers to it; the number of bindings."""
     count = 0
     for mod in list(sys.modules.values()):
@@ -256,7 +256,7 @@ def install(directory: Path) -> None:
         for name in names:
             original = getattr(module, name)
             if not hasattr(original, "memo_wrapped"):
-                _rebind(original, memoised(original, f"{module_name}.{name}"))
+                rebind(original, memoised(original, f"{module_name}.{name}"))
     directory.mkdir(parents=True, exist_ok=True)
     STATE.directory = directory
 

@@ -53,16 +53,11 @@ PRELUDE = textwrap.dedent("""
     import attnlib, attnlib.theory, attnlib.theory._spikes, attnlib.theory._law, attnlib.model.weights, attnlib.studies.token_mixing
     import attnlib.theory.fluctuations
 
+    from swap_memo import rebind as _rebind
+
     def _swap(module, name, new):
         original = getattr(module, name)
-        count = 0
-        for mod in list(sys.modules.values()):
-            if getattr(mod, "__name__", "").startswith("attnlib"):
-                for attr, value in list(vars(mod).items()):
-                    if value is original:
-                        setattr(mod, attr, new)
-                        count += 1
-        assert count, f"{name} not found"
+        assert _rebind(original, new), f"{name} not found"
         return original
 """)
 
