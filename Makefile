@@ -16,10 +16,11 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --all
 # Chapters run in parallel, one per core (pytest-xdist, whole notebooks per worker: --dist loadfile).
 NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
-# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two test files at a time (one
-# Chromium each); the reading test, the longest file, is named first so that it starts at once.
+# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two groups at a time (one
+# Chromium each): a group is a test file, or one page of the accessibility test (conftest.py), so that its
+# pages spread over the workers; the reading test, the longest file, is named first so that it starts at once.
 BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_in_browser.py tests/browser \
-                -n auto --dist loadfile
+                -n auto --dist loadgroup --no-loadscope-reorder
 # Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
 # are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
 UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder
@@ -104,7 +105,7 @@ execute: $(STAMP)
 	$(BIN)/python scripts/execute_notebook.py --all
 
 # `make data`: regenerate book/data/finite_size.npz, the large-d simulations of the chapter "How large is
-# large?" (about 35 minutes on two shared cores; the file records seeds, sizes, versions and timings).
+# large?" (about 14 minutes on two cores; the file records seeds, sizes, versions and timings).
 .PHONY: data
 data: $(STAMP)
 	$(BIN)/python scripts/make_data.py

@@ -11,14 +11,15 @@ Sections (each draw is one call of attnlib's engine on its own random stream; se
 * ``edge``: the top eigenvalue without an outlier (independent signs, mu = 0, mean pooling) at d = 250 ... 4000;
 * ``outlier``: nested draws (K vocabularies x J sample draws) of two weightings with the same alpha/kappa;
 * ``window``: the top eigenpair near the sample threshold, on a grid of distances in window widths, at
-  d = 250 ... 16,000 (common random numbers: draw j at every distance uses the same stream);
+  d = 250 ... 16,000 (common random numbers: draw j at every distance uses the same stream, hence the same
+  noise and sequences, and one block Krylov space serves all distances: ``finite_size.signal_scan``);
 * ``table``: the book's reference settings (prefix L = 4, T = 16, delta = 0.5, gamma = 0.25, ||mu||^2 = 0.5;
   mean, causal and optimal weights) at d = 250 ... 8000 (16,000 for mean pooling), top two eigenpairs, and
   the L1 distance of the spectrum to the bulk law (all eigenvalues up to d = 4000, stochastic Lanczos
   quadrature beyond).
 
 The file records the seeds, sizes, versions (attnlib, numpy, scipy, python), the load average and the wall time
-of every section. Draws run in a process pool (``--workers``, default 2) with one BLAS thread each; every draw
+of every section. Draws run in a process pool (``--workers``, default 2) on one thread each; every draw
 is a pure function of its setting and stream, so the numbers do not depend on the number of workers.
 """
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "ATTNLIB_THREADS"):
     os.environ[_var] = "1"
 os.environ.setdefault("ATTNLIB_PROGRESS", "0")
 
@@ -165,19 +166,24 @@ def run_outlier(pool):
     return out, {"outlier": meta}
 
 
+def _window(d: int, ts, stream):
+    """Draw j of the window at every distance: one vocabulary noise and one set of sequences (common random
+    numbers), all distances from one block Krylov space (finite_size.signal_scan)."""
+    settings = [window_setting(d, t) for t in ts]
+    return finite_size.signal_scan(settings[0], [s.mu_norm2 for s in settings], np.random.default_rng(stream))
+
+
 def run_window(pool):
     jobs = []
     for i, (d, n, ts) in enumerate(zip(WINDOW["ds"], WINDOW["trials"], WINDOW["t"])):
         st = streams(WINDOW["seed"] + i, n)
-        jobs += [((d, a, j), _draw, (window_setting(d, t), st[j], 1, None)) for a, t in enumerate(ts)
-                 for j in range(n)]
+        jobs += [((d, j), _window, (d, ts, st[j])) for j in range(n)]
     res = _run(pool, sorted(jobs, key=lambda j: -j[0][0]))
     out = {}
     for d, n, ts in zip(WINDOW["ds"], WINDOW["trials"], WINDOW["t"]):
-        top, ov, h2, _ = _stack(res, [(d, a, j) for a in range(len(ts)) for j in range(n)])
-        shape = (len(ts), n)
-        out.update({f"window_t_{d}": np.array(ts), f"window_top_{d}": top[:, 0].reshape(shape),
-                    f"window_overlap_{d}": ov[:, 0].reshape(shape), f"window_h2_{d}": h2.reshape(shape)})
+        top, ov, h2 = (np.stack([res[(d, j)][q] for j in range(n)], axis=1) for q in range(3))  # (distances, n)
+        out.update({f"window_t_{d}": np.array(ts), f"window_top_{d}": top, f"window_overlap_{d}": ov,
+                    f"window_h2_{d}": h2})
     return out, {"window": {**WINDOW, "setting": describe(reference("mean"))}}
 
 

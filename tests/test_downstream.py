@@ -251,18 +251,23 @@ def test_in_sample_and_held_out_projections_against_monte_carlo():
 
 
 def test_fisher_accuracy_against_oracle_monte_carlo():
-    """The Fisher rule of one vocabulary (d = 200, V = 800) on 20000 test sequences (sd of accuracy ~0.003)."""
+    """The Fisher rule of four vocabularies (d = 200, V = 800), each on 20000 test sequences.
+
+    Measured over 20 vocabularies: accuracy sd 0.0079 per vocabulary (finite d: h^T W'^{-1} h has relative
+    sd ~ sqrt(2/d) ~ 0.1), mostly from the vocabulary; the mean of four has sd 0.004, and 0.016 is 4 of them.
+    """
     s = _setting(d=200, V=800, weights="mean", mu_norm2=0.3)
-    rng = np.random.default_rng(10)
-    voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
-    parts = generative.population_covariance(voc, s.weights, s.R, parts=True)
-    a = ds.label_signal(s.weights, s.R, 0)
-    Sigma_n = s.kappa * parts["W_prime"] + (s.alpha - a * a) * np.outer(parts["h"], parts["h"])
-    beta = np.linalg.solve(Sigma_n, parts["h"])
-    C, xi = pooling.draw_pooled(voc, s.process, s.weights, 20_000, rng)
-    acc = cl.accuracy(xi[:, 0], (C - s.weight_sum * parts["g"]) @ beta)
-    # finite d: h^T W'^{-1} h has relative sd ~ sqrt(2/d) ~ 0.1, a shift of ~0.01 in accuracy here
-    assert acc == pytest.approx(ds.fisher_accuracy(s), abs=0.02)
+    accs = []
+    for seed in range(10, 14):
+        rng = np.random.default_rng(seed)
+        voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
+        parts = generative.population_covariance(voc, s.weights, s.R, parts=True)
+        a = ds.label_signal(s.weights, s.R, 0)
+        Sigma_n = s.kappa * parts["W_prime"] + (s.alpha - a * a) * np.outer(parts["h"], parts["h"])
+        beta = np.linalg.solve(Sigma_n, parts["h"])
+        C, xi = pooling.draw_pooled(voc, s.process, s.weights, 20_000, rng)
+        accs.append(cl.accuracy(xi[:, 0], (C - s.weight_sum * parts["g"]) @ beta))
+    assert np.mean(accs) == pytest.approx(ds.fisher_accuracy(s), abs=0.016)
     with pytest.raises(ValueError, match="delta"):
         ds.fisher_accuracy(_setting(V=400))
     # prefix-supported weights (alpha = a^2): varsigma^2 = M alpha / kappa

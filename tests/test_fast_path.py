@@ -40,7 +40,7 @@ def test_threaded_pooling_equals_serial_product(monkeypatch):
     E = rng.standard_normal((300, 400)).astype(np.float32)
     serial = np.asarray(A @ E)
     monkeypatch.setattr(pooling, "pool_workers", lambda: 3)
-    threaded = pooling._sparse_times_dense(A, E)
+    threaded = pooling.sparse_times_dense(A, E)
     assert threaded.dtype == np.float32
     np.testing.assert_array_equal(threaded, serial)
 

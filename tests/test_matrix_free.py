@@ -1,7 +1,7 @@
 """The matrix-free engine: the operators equal the matrices they stand for, both paths of a draw give the same
 eigenpairs on the same draw, the path choice and the memory check, and the vocabulary drawn by blocks.
 
-Tolerances: the two sample-level paths run in single precision from the same double-precision random numbers;
+Tolerances: the two sample-level paths run in single precision on the same table;
 they differ by rounding only (measured: eigenvalues <= 5e-7 relative, overlaps <= 3e-7 absolute at d = 200-1000),
 so 1e-5 is the check. The population paths run in double precision (measured: 2e-15).
 """
@@ -17,23 +17,40 @@ from attnlib.model import generative, pooling, positional as P
 BASE = Setting(d=150, V=300, N=600, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
 
 
+def _reference_table(d, V, mu_norm2, rng, rows):
+    """The book's table built by hand: float32 normals, block j (``rows`` rows) from stream j spawned from
+    four 63-bit integers drawn from ``rng``, and s_v mu added to the first column in double precision."""
+    seed = rng.integers(2**63, size=4, dtype=np.uint64)
+    starts = range(0, V, rows)
+    kids = np.random.SeedSequence(seed).spawn(len(starts))
+    noise = np.concatenate([np.random.default_rng(k).standard_normal((min(rows, V - a), d), dtype=np.float32)
+                            for k, a in zip(kids, starts)])
+    table = noise.astype(np.float64)
+    table[:, 0] += np.repeat([1.0, -1.0], V // 2) * np.sqrt(mu_norm2)
+    return table
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_block_draw_keeps_the_random_stream(dtype):
-    d, V = 37, 2 * 5000  # several row blocks of the float32 draw
+@pytest.mark.parametrize("entries", [2**12, generative.FILL_ENTRIES])  # 91 blocks; one block of 2 sub-blocks
+def test_block_draw_is_the_same_on_any_number_of_threads(monkeypatch, dtype, entries):
+    d, V = 37, 2 * 5000
+    monkeypatch.setattr(generative, "FILL_ENTRIES", entries)
     rng = np.random.default_rng(3)
-    one = rng.standard_normal((V, d))
-    one[:, 0] += np.concatenate([np.ones(V // 2), -np.ones(V // 2)]) * np.sqrt(0.3)
+    one = _reference_table(d, V, 0.3, rng, generative.fill_rows(d))
     after = rng.standard_normal(4)
-    rng = np.random.default_rng(3)
-    voc = generative.draw_vocabulary(d, V, 0.3, rng, dtype=dtype)
-    assert voc.table.dtype == dtype
-    np.testing.assert_array_equal(voc.table, one.astype(dtype))
-    np.testing.assert_array_equal(rng.standard_normal(4), after)  # the stream continues where one draw leaves it
-    s = voc.signs.astype(float)
-    np.testing.assert_allclose(voc.h, s @ one / V, rtol=0, atol=1e-13)  # from the double-precision numbers
-    np.testing.assert_allclose(voc.g, one.mean(axis=0), rtol=0, atol=1e-13)
+    for workers in (1, 2, 3):
+        rng = np.random.default_rng(3)
+        voc = generative.draw_vocabulary(d, V, 0.3, rng, dtype=dtype, workers=workers)
+        assert voc.table.dtype == dtype
+        np.testing.assert_array_equal(voc.table, one.astype(dtype))  # a float32 table: the float64 one rounded
+        np.testing.assert_array_equal(rng.standard_normal(4), after)  # the stream advanced by one draw
+        s, table = voc.signs.astype(float), voc.table.astype(np.float64)
+        np.testing.assert_allclose(voc.h, s @ table / V, rtol=0, atol=1e-13)  # summed in double precision
+        np.testing.assert_allclose(voc.g, table.mean(axis=0), rtol=0, atol=1e-13)
     with pytest.raises(ValueError, match="dtype must be"):
         generative.draw_vocabulary(d, V, 0.3, rng, dtype=np.int32)
+    with pytest.raises(ValueError, match="workers"):
+        generative.draw_vocabulary(d, V, 0.3, rng, workers=0)
 
 
 def test_sample_operator_is_the_sample_covariance():
@@ -144,3 +161,45 @@ def test_default_sample_draw_is_single_precision_and_exact_spectra_double(monkey
     simulate(BASE, np.random.default_rng(0), spectrum="exact")
     simulate(BASE, np.random.default_rng(0), level="population")
     assert dtypes == [np.float32, np.float64, np.float64]
+
+
+def test_lanczos_finds_the_top_eigenpairs_of_a_matrix(monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 120))
+    M = X.T @ X / 300
+    M += 2.0 * np.outer(X[0], X[0]) / 120  # one outlier above a Marchenko-Pastur bulk
+    vals, vecs = np.linalg.eigh(M)
+    for k in (1, 2, 3):
+        got, v, steps = linalg.lanczos_top(lambda x: M @ x, 120, k, 1e-10, linalg.start_vector(120))
+        np.testing.assert_allclose(got, vals[::-1][:k], rtol=1e-12)
+        np.testing.assert_allclose(np.abs(np.sum(v * vecs[:, ::-1][:, :k], axis=0)), 1.0, atol=1e-9)
+        assert steps < 120
+    low = X[:5].T @ X[:5]  # rank 5: the Krylov space (5 directions in the range, 1 in the kernel) is invariant
+    got, _, steps = linalg.lanczos_top(lambda x: low @ x, 120, 2, 1e-12, linalg.start_vector(120))
+    assert steps <= 7  # found at the 6th step, or at the 7th once rounding leaves a residual of ~1e-15
+    np.testing.assert_allclose(got, np.linalg.eigvalsh(low)[::-1][:2], rtol=1e-12)
+    monkeypatch.setattr(linalg, "MAX_STEPS", 3)
+    with pytest.raises(ValueError, match="did not reach relative residual"):
+        linalg.lanczos_top(lambda x: M @ x, 120, 1, 1e-10, linalg.start_vector(120))
+
+
+def test_threaded_products_equal_one_thread(monkeypatch):
+    """Above THREADED_ENTRIES the products use BLAS threads and sparse row blocks: the same numbers."""
+    voc = generative.draw_vocabulary(BASE.d, BASE.V, 1.0, np.random.default_rng(5), dtype=np.float32)
+    tokens = np.random.default_rng(6).integers(0, BASE.V, size=(BASE.N, 8))
+    one = operators.SampleCovariance.from_tokens(voc.table, tokens, np.ones(8) / 8, workers=1)
+    assert one.threads == 1
+    monkeypatch.setattr(operators, "THREADED_ENTRIES", voc.table.size)
+    two = operators.SampleCovariance.from_tokens(voc.table, tokens, np.ones(8) / 8, workers=2)
+    assert two.threads == 2 and operators.product_threads(voc.table[:-1], 2) == 1
+    X = np.random.default_rng(7).standard_normal((BASE.d, 3))
+    np.testing.assert_allclose(two @ X, one @ X, rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_thread_count_from_the_environment_is_checked(monkeypatch, value):
+    monkeypatch.setenv("ATTNLIB_THREADS", "3")
+    assert linalg.usable_cores() == 3
+    monkeypatch.setenv("ATTNLIB_THREADS", value)
+    with pytest.raises(ValueError, match="ATTNLIB_THREADS must be a positive integer"):
+        linalg.usable_cores()

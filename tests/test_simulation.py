@@ -78,10 +78,12 @@ def test_below_sample_threshold_no_outlier():
     s = BASE.replace(mu_norm2=0.02, process=P.independent(16))
     theta_pop, theta_smp = s.thresholds()
     assert s.theta < theta_smp
-    draws = _draws(s, 3, seed=5)
+    draws = _draws(s, 6, seed=5)
     edge = s.bulk_edges()[1]
+    # measured over 60 draws: top / edge has mean 0.989 (the Tracy-Widom mean shift at d = 600) and sd 0.0115,
+    # so the mean of 6 has se 0.0047; 0.03 holds the shift plus 4 se (an outlier sits >= 10 % above the edge)
+    assert np.mean([d.top for d in draws]) == pytest.approx(edge, rel=0.03)
     for d in draws:
-        assert d.top == pytest.approx(edge, rel=0.03)
         assert d.overlap_u < 0.05
 
 

@@ -22,9 +22,11 @@ population level the dense path forms the covariance (:math:`V d^2` flops in dou
 (:class:`attnlib.engine.operators.PopulationCovariance`, :math:`16Vd` bytes per product).
 
 The estimated time is ``flops / FLOP_RATE + traffic / BANDWIDTH`` with one core's rates, and the number of
-Lanczos products is taken as ``PRODUCTS`` per eigenpair (measured at d = 2000-4000: 17 products for one
-eigenpair well above the bulk, 25 near it, 65-100 when the top eigenvalue sits at the bulk edge; about 110 for
-two eigenpairs). ``method="auto"`` takes the path with the smaller estimate. The
+Lanczos products is taken as ``PRODUCTS`` per eigenpair (measured at d = 2000-8000 with
+:func:`attnlib.numerics.linalg.lanczos_top`: 12 products for one eigenpair well above the bulk, 21 near it,
+45-85 when the top eigenvalue sits at the bulk edge; 70-100 for two eigenpairs). The matrix-free path keeps
+every Lanczos vector (``PRODUCTS`` per eigenpair in the peak). ``method="auto"`` takes the path with the
+smaller estimate. The
 constants are rough on purpose: the paths differ by large factors except near the crossover, where either
 choice costs about the same.
 """
@@ -38,6 +40,7 @@ import numpy as np
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
+from attnlib.numerics.linalg import usable_cores
 
 __all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "choose", "available_memory",
            "check_memory", "require_memory"]
@@ -50,7 +53,7 @@ FLOP_RATE = 4e10
 BANDWIDTH = 1e10
 #: Lanczos products per eigenpair assumed by the estimate.
 PRODUCTS = 40
-_NCV = 20  # eigsh's default number of Lanczos vectors for k <= 9
+_NCV = 20  # eigsh's default number of Lanczos vectors for k <= 9 (the dense path)
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
     double = spectrum == "exact" or level == "population"
     own = 8 if double else 4  # bytes per entry of the table the draw works on
     table = 0 if given and np.dtype(table_dtype).itemsize == own else V * d * own
-    block = min(V, max(1, 2**20 // (8 * d))) * d * 8 if not given else 0
+    block = usable_cores() * (2**22 + 16 * d) if not given else 0  # each filling thread: a sub-block, two sums
     tokens = 21 * NT  # signs (int8), token ids (int64), the CSR arrays
     if level == "population":
         if method == "dense":
@@ -101,7 +104,7 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
             peak = table + 2 * V * d * 8 + 4 * d * d * 8
         else:
             flops, traffic = 0.0, m * 16.0 * V * d
-            peak = table + (_NCV + 4) * d * 8 + 4 * V * 8
+            peak = table + (m + 4) * d * 8 + 4 * V * 8
         return Cost(method, level, flops, traffic, int(peak + block), setting)
     n = min(N, d)
     if method == "dense":
@@ -115,7 +118,7 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
     else:
         flops = 0.0
         traffic = m * (8.0 * V * d + 48.0 * NT)
-        peak = table + tokens + 24 * NT + (_NCV + 4) * d * 8 + 40 * V
+        peak = table + tokens + 24 * NT + (m + 4) * d * 8 + 40 * V
         if spectrum == "slq":
             flops += 4.0 * V * d * probes * degree
             traffic += degree * 48.0 * NT * probes

@@ -10,7 +10,10 @@ Sample level. The pooled rows are C = A E, with E the (V, d) table and A the spa
 and S v costs two passes over the table (E v, then E^T y: 4 V d flops) plus 4 N T flops for M, which is applied
 through A and never formed; the uncentred S drops the a a^T term. Neither C (N x d) nor S (d x d) exists.
 Precision: the two passes run in the table's precision (float32 on the fast path); the sparse products, the
-centring and the Lanczos vectors are double precision.
+centring and the Lanczos vectors are double precision. Threads: a table of at least ``THREADED_ENTRIES``
+entries is multiplied by BLAS on ``workers`` threads (default: the usable cores; each product streams the
+table through memory, and one core does not saturate it), the sparse products by row blocks on as many;
+smaller tables run on one thread, where a second one costs more than it saves.
 
 Population level. kappa (Z^T Z / V - q q^T - g g^T) + alpha h h^T (+ (sum w)^2 g g^T uncentred), with the noise
 applied as Z v = E v - s (mu . v): two passes over the table per product, against d^2 V flops to form it.
@@ -18,23 +21,41 @@ applied as Z v = E v - s (mu . v): two passes over the table per product, agains
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
-from attnlib.numerics.linalg import one_blas_thread, start_vector
+from attnlib.numerics.linalg import blas_threads, lanczos_top, start_vector, usable_cores
 from attnlib.model.generative import Vocabulary
-from attnlib.model.pooling import token_csr
+from attnlib.model.pooling import sparse_times_dense, token_csr
 
-__all__ = ["TOL", "NCV_ONE", "SampleCovariance", "PopulationCovariance", "top_eigenpairs"]
+__all__ = ["TOL", "THREADED_ENTRIES", "SampleCovariance", "PopulationCovariance", "top_eigenpairs",
+           "product_threads"]
 
-#: Relative residual at which Lanczos stops on an operator whose products run in single precision (the dense
-#: single-precision path stops at the float32 machine epsilon, about the same).
-TOL = 1e-7
-#: The number of Lanczos vectors kept for one eigenpair, the fewest products measured (d = 2000, three signal strengths:
-#: 17 products well above the bulk, 25 near it, 65-81 at the edge, against 21, 31 and 61-81 with 20 vectors).
-NCV_ONE = 16
+#: Relative residual at which Lanczos stops on an operator whose products run in single precision. Measured at
+#: d = 4000 against a run to 1e-10: eigenvalues within 1e-12 relative and eigenvectors within 1 - cos^2 = 2e-10
+#: (an outlier; 2e-10 at the edge), far below the 1e-6 by which rounding the table to float32 moves them;
+#: 12 products for an outlier, against 14 at 1e-7.
+TOL = 1e-6
+#: The products with a table of at least this many entries, V times d, run on several threads; 2^24 is a
+#: 64 MiB float32 table, whose product takes about 3 ms on one core here.
+THREADED_ENTRIES = 2**24
+
+
+def product_threads(table: np.ndarray, workers: int | None) -> int:
+    """Threads for the products with ``table``: ``workers`` (None: the usable cores) if the table has at least
+    ``THREADED_ENTRIES`` entries, else 1."""
+    if table.size < THREADED_ENTRIES:
+        return 1
+    return usable_cores() if workers is None else workers
+
+
+def _threads(n: int):
+    """BLAS on ``n`` threads for one product (no context switch at all for one thread)."""
+    return blas_threads(n) if n > 1 else nullcontext()
 
 
 def _check_table(table) -> np.ndarray:
@@ -55,9 +76,11 @@ class SampleCovariance(LinearOperator):
         The (N, V) token-weight matrix; converted to double-precision CSR.
     centered : bool
         Centre the pooled vectors (default); ``False`` gives the uncentred second moment C^T C / N.
+    workers : int, optional
+        Threads of the products (see :func:`product_threads`; default: the usable cores).
     """
 
-    def __init__(self, table, A, *, centered: bool = True):
+    def __init__(self, table, A, *, centered: bool = True, workers: int | None = None):
         table = _check_table(table)
         if not sp.issparse(A) or A.ndim != 2 or A.shape[1] != table.shape[0]:
             raise ValueError(f"A must be a sparse (N, V) matrix with V = {table.shape[0]}, got "
@@ -69,10 +92,12 @@ class SampleCovariance(LinearOperator):
         self.centered = bool(centered)
         self.a = np.asarray(self.At.sum(axis=1)).ravel() / self.N
         self.products = 0  # columns multiplied so far (a count of matrix-vector products)
+        self.threads = product_threads(table, None if workers is None else _v.positive_int("workers", workers))
         super().__init__(dtype=np.float64, shape=(table.shape[1], table.shape[1]))
 
     @classmethod
-    def from_tokens(cls, table, tokens, w, *, centered: bool = True) -> "SampleCovariance":
+    def from_tokens(cls, table, tokens, w, *, centered: bool = True, workers: int | None = None
+                    ) -> "SampleCovariance":
         """The operator of the sequences ``tokens`` (N, T) pooled with weights ``w`` over ``table``."""
         table = _check_table(table)
         tokens = np.asarray(tokens)
@@ -81,18 +106,24 @@ class SampleCovariance(LinearOperator):
         w = _v.weights_vector("w", w, tokens.shape[1])
         if tokens.size and (tokens.min() < 0 or tokens.max() >= table.shape[0]):
             raise ValueError(f"tokens must lie in 0..V-1 = 0..{table.shape[0] - 1}")
-        return cls(table, token_csr(tokens, w, table.shape[0]), centered=centered)
+        return cls(table, token_csr(tokens, w, table.shape[0]), centered=centered, workers=workers)
 
     def _matmat(self, X):
         X = np.asarray(X, dtype=np.float64).reshape(self.shape[1], -1)
         self.products += X.shape[1]
         E = self.table
-        Y = (E @ X.astype(E.dtype, copy=False)).astype(np.float64, copy=False)  # (V, n)
-        W = self.At @ (self.A @ Y)
+        with _threads(self.threads):
+            Y = (E @ X.astype(E.dtype, copy=False)).astype(np.float64, copy=False)  # (V, n)
+            W = self.middle(Y)
+            return (E.T @ W.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
+
+    def middle(self, Y: np.ndarray) -> np.ndarray:
+        """M Y for a (V, n) double-precision block: M = A^T A / N - a a^T (centred) or A^T A / N."""
+        W = sparse_times_dense(self.At, sparse_times_dense(self.A, Y, self.threads), self.threads)
         W /= self.N
         if self.centered:
             W -= np.outer(self.a, self.a @ Y)
-        return (E.T @ W.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
+        return W
 
     def _matvec(self, x):
         return self._matmat(np.reshape(x, (-1, 1))).ravel()
@@ -113,9 +144,12 @@ class PopulationCovariance(LinearOperator):
         w^T R w, ||w||^2 and sum w of the pooling weights.
     centered : bool
         Covariance (default) or second moment (adds (sum w)^2 g g^T).
+    workers : int, optional
+        Threads of the products (see :func:`product_threads`; default: the usable cores).
     """
 
-    def __init__(self, vocab: Vocabulary, alpha: float, kappa: float, weight_sum: float, *, centered: bool = True):
+    def __init__(self, vocab: Vocabulary, alpha: float, kappa: float, weight_sum: float, *, centered: bool = True,
+                 workers: int | None = None):
         if not isinstance(vocab, Vocabulary):
             raise ValueError(f"vocab must be an attnlib.model.generative.Vocabulary, got {vocab!r}")
         self.table = _check_table(vocab.table)
@@ -127,15 +161,17 @@ class PopulationCovariance(LinearOperator):
         self.h, self.g = vocab.h, vocab.g
         self.q = self.h - self.mu
         self.products = 0
+        self.threads = product_threads(self.table, None if workers is None else _v.positive_int("workers", workers))
         super().__init__(dtype=np.float64, shape=(vocab.d, vocab.d))
 
     def _matmat(self, X):
         X = np.asarray(X, dtype=np.float64).reshape(self.shape[1], -1)
         self.products += X.shape[1]
         E = self.table
-        Y = (E @ X.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
-        Y -= np.outer(self.s, self.mu @ X)  # Z X
-        out = (E.T @ Y.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
+        with _threads(self.threads):
+            Y = (E @ X.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
+            Y -= np.outer(self.s, self.mu @ X)  # Z X
+            out = (E.T @ Y.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
         out -= np.outer(self.mu, self.s @ Y)  # Z^T Z X
         out /= self.s.size
         out -= np.outer(self.q, self.q @ X) + np.outer(self.g, self.g @ X)
@@ -155,9 +191,9 @@ class PopulationCovariance(LinearOperator):
 def top_eigenpairs(operator: LinearOperator, k: int = 1, *, tol: float = TOL):
     """Top ``k`` eigenvalues (descending) and unit eigenvectors (d, k) of a symmetric operator, by Lanczos.
 
-    ``eigsh`` (implicitly restarted Lanczos) from the book's one start vector
-    (:func:`attnlib.numerics.linalg.start_vector`), on one BLAS thread, stopping at relative residual ``tol``, with
-    ``NCV_ONE`` Lanczos vectors for one eigenpair and eigsh's default (20) for more.
+    :func:`attnlib.numerics.linalg.lanczos_top` (full reorthogonalisation, convergence tested after every
+    product) from the book's one start vector (:func:`attnlib.numerics.linalg.start_vector`), on one BLAS
+    thread (an operator's products may use more: ``threads``), stopping at relative residual ``tol``.
     """
     if not isinstance(operator, LinearOperator) or operator.shape[0] != operator.shape[1]:
         raise ValueError(f"operator must be a square scipy LinearOperator, got {operator!r}")
@@ -166,8 +202,6 @@ def top_eigenpairs(operator: LinearOperator, k: int = 1, *, tol: float = TOL):
     if k >= d - 1:
         raise ValueError(f"k must be < d - 1 = {d - 1} for Lanczos, got {k}")
     tol = _v.positive("tol", tol)
-    with one_blas_thread():
-        vals, vecs = eigsh(operator, k=k, which="LA", v0=start_vector(d), tol=tol,
-                           ncv=min(NCV_ONE, d) if k == 1 else None)
-    order = np.argsort(vals)[::-1]
-    return vals[order], vecs[:, order]
+    with blas_threads(1):
+        vals, vecs, _ = lanczos_top(operator.matvec, d, k, tol, start_vector(d))
+    return vals, vecs

@@ -14,11 +14,13 @@ Sample level (the default), two paths to the top eigenpairs of S (``attnlib.engi
 Population level: the covariance of a pooled vector given the vocabulary, kappa W' + alpha h h^T
 (+ (sum w)^2 g g^T uncentered), formed exactly, or applied through the table (matrix-free); no sequences.
 
-Precision: when only top eigenpairs are needed at sample level, the table is drawn into single precision
-(``LANCZOS_DTYPE``, from the same double-precision random numbers, :func:`attnlib.model.generative.draw_vocabulary`) and
-pooling, S and the products with the table run in it: this halves the memory and its traffic, and changes
-eigenvalues by about 1e-6 relative (overlaps by about 1e-7 absolute), far below the Monte-Carlo spread. The
-two paths agree to about 1e-6 relative on the same draw. All d eigenvalues are computed in double precision.
+Precision: the table's noise is single-precision Gaussians, drawn by row blocks from streams spawned from the
+draw's generator, on every core (:func:`attnlib.model.generative.fill_table`; the numbers do not depend on
+the number of threads). When only top eigenpairs are needed at sample level, the table is kept in single
+precision (``LANCZOS_DTYPE``) and pooling, S and the products with the table run in it: this halves the memory
+and its traffic, and changes eigenvalues by about 1e-6 relative (overlaps by about 1e-7 absolute), far below
+the Monte-Carlo spread. The two paths agree to about 1e-6 relative on the same draw. All d eigenvalues are
+computed in double precision, from a double-precision copy of the same numbers.
 
 Memory: before allocating, a draw estimates its peak (``attnlib.engine.cost.plan``) and raises ValueError if it
 would not fit in the available memory (``attnlib.engine.cost.check_memory``).
@@ -172,7 +174,8 @@ def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | No
 
     ``spectrum``: the ``(kind, estimator)`` pair of :func:`spectrum_option`.
     ``vocabulary`` None: drawn here (after the memory check), in the precision of the path.
-    ``pool_workers``: threads for the pooling product of the dense path (None: the usable cores).
+    ``pool_workers``: threads that fill the table, pool (dense path) and multiply (matrix-free path) (None:
+    the usable cores; 1 when draws run side by side). The numbers do not depend on it.
     """
     kind, estimator = spectrum
     options = setting.options
@@ -184,14 +187,15 @@ def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | No
     double = level == "population" or kind == "exact" or (cost.method == "dense" and k >= min(setting.N, setting.d) - 1)
     if vocabulary is None:
         vocabulary = make_vocabulary(setting.d, setting.V, setting.mu_norm2, rng,
-                                     dtype=np.float64 if double else LANCZOS_DTYPE, options=options)
+                                     dtype=np.float64 if double else LANCZOS_DTYPE, options=options,
+                                     workers=pool_workers)
     spec = density = None
     if level == "population":
         vals, vecs = population_eigenpairs(vocabulary, setting, k, centered=centered, method=cost.method)
     elif cost.method == "dense":
         vals, vecs, spec = _dense_eigen(setting, rng, vocabulary, k, kind == "exact", centered, pool_workers)
     else:
-        vals, vecs, density = _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator)
+        vals, vecs, density = _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator, pool_workers)
     with one_blas_thread():
         directions = vocabulary.directions()
     overlaps = np.stack([squared_cosines(vecs, x) for x in directions])
@@ -214,11 +218,11 @@ def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
     return eigen(C, k, full=full)
 
 
-def _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator):
+def _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator, workers):
     """Top-k eigenpairs (and a density estimate if ``estimator``) of S applied through the table."""
     _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
     op = SampleCovariance.from_tokens(vocabulary.table.astype(LANCZOS_DTYPE, copy=False), tokens, setting.weights,
-                                      centered=centered)
+                                      centered=centered, workers=workers)
     del tokens
     vals, vecs = top_eigenpairs(op, k)
     density = estimator.estimate(op, rng) if estimator is not None else None

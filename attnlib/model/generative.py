@@ -13,11 +13,15 @@ r"""The generative model: vocabulary table and token sampling (the pooling is :m
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import randomness
+from attnlib.numerics.linalg import usable_cores
 from attnlib.model.variants import ModelOptions, check_frequencies
 from attnlib.model.positional import SignProcess
 
@@ -25,6 +29,8 @@ __all__ = [
     "ModelOptions",
     "Vocabulary",
     "draw_rows",
+    "fill_rows",
+    "fill_table",
     "draw_vocabulary",
     "make_vocabulary",
     "sample_tokens",
@@ -114,12 +120,70 @@ class Vocabulary:
         return self.u, hs / self.V, gs / self.V
 
 
-#: Size of the double-precision row blocks a float32 table is drawn in (and summed by).
+#: Size of the double-precision row blocks of :func:`draw_rows` (and of the sums over a table's rows).
 _BLOCK_BYTES = 2**20
+#: Entries of one row block of the book's table (64 MiB in single precision): block j is drawn from stream j
+#: of :func:`attnlib.numerics.randomness.spawned`, so the table does not depend on the threads that fill it.
+FILL_ENTRIES = 2**24
+_SUB_ENTRIES = 2**20  # a block is filled and summed by sub-blocks of 4 MiB, while they sit in the cache
 
 
 def _block_rows(d: int) -> int:
     return max(1, _BLOCK_BYTES // (8 * d))
+
+
+def fill_rows(d: int) -> int:
+    """Rows per block of the book's table at dimension ``d`` (a function of d only)."""
+    return max(1, FILL_ENTRIES // d)
+
+
+def _fill_block(table: np.ndarray, rows: slice, stream, half: int, mu0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Fill ``table[rows]`` with float32 standard normals from ``stream``, add s_v mu to the first column, and
+    return the double-precision sums of its rows of class +1 and of class -1 (the first ``half`` rows are +1)."""
+    gen = randomness.generator(stream)
+    d = table.shape[1]
+    step = max(1, _SUB_ENTRIES // d)
+    temp = None if table.dtype == np.float32 else np.empty((min(step, rows.stop - rows.start), d), np.float32)
+    plus, minus = np.zeros(d), np.zeros(d)
+    for a in range(rows.start, rows.stop, step):
+        b = min(rows.stop, a + step)
+        block = table[a:b]
+        if temp is None:
+            gen.standard_normal(out=block, dtype=np.float32)
+        else:
+            block[...] = gen.standard_normal(out=temp[: b - a], dtype=np.float32)
+        signs = np.where(np.arange(a, b) < half, 1.0, -1.0)
+        block[:, 0] = block[:, 0].astype(np.float64) + signs * mu0  # rounded once into a float32 table
+        cut = min(max(half, a), b) - a
+        plus += block[:cut].sum(axis=0, dtype=np.float64)
+        minus += block[cut:].sum(axis=0, dtype=np.float64)
+    return plus, minus
+
+
+def fill_table(table: np.ndarray, rng: np.random.Generator, mu0: float, workers: int = 1):
+    """Fill the (V, d) ``table`` with e_v = s_v mu + z_v (mu = mu0 e_1) and return (E^T s, E^T 1).
+
+    The noise is float32 normals drawn by row blocks of :func:`fill_rows` rows, block j from stream j of
+    ``spawned(rng, blocks)`` (``rng`` advances by one draw), on ``workers`` threads (numpy releases the GIL
+    while it fills an array). The first column adds s_v mu0 in double precision; a float32 table is the float64
+    one rounded. The sums run by block, in double precision, and add up in block order: table and sums are
+    the same for any number of threads. Arguments are assumed validated.
+    """
+    V, d = table.shape
+    step = fill_rows(d)
+    starts = range(0, V, step)
+    streams = randomness.spawned(rng, len(starts))
+
+    def job(j):
+        return _fill_block(table, slice(starts[j], min(V, starts[j] + step)), streams[j], V // 2, mu0)
+
+    hs, gs = np.zeros(d), np.zeros(d)
+    threads = min(workers, len(starts))
+    with ThreadPoolExecutor(threads) if threads > 1 else nullcontext() as pool:
+        for plus, minus in (pool.map if threads > 1 else map)(job, range(len(starts))):
+            hs += plus - minus
+            gs += plus + minus
+    return hs, gs
 
 
 def _row_sums(table: np.ndarray, s: np.ndarray, ones: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +226,7 @@ def draw_rows(V: int, d: int, rng: np.random.Generator, options: "ModelOptions",
 
 
 def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *,
-                    dtype=np.float64, options: ModelOptions | None = None) -> Vocabulary:
+                    dtype=np.float64, options: ModelOptions | None = None, workers: int | None = None) -> Vocabulary:
     """Draw the table e_v = s_v mu + z_v, v = 1..V, with V/2 tokens per class.
 
     Parameters
@@ -173,15 +237,17 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *
         ||mu||^2 (mu is along the first axis).
     rng : numpy.random.Generator
     dtype : {numpy.float64, numpy.float32}
-        Precision of the table. The noise is always ``rng.standard_normal`` in double precision, filled row
-        after row, so the numbers (rounded to ``dtype``) and the state ``rng`` is left in do not depend on
-        ``dtype``. A float64 table is filled in place; a float32 one by row blocks, each drawn in double
-        precision, given the mean, summed into E^T s and E^T 1 (kept as ``centroids``) and rounded into the
-        preallocated table: no (V, d) double-precision array ever exists.
+        Precision of the table. The noise is float32 standard normals drawn by row blocks, each from its own
+        stream spawned from one seed taken from ``rng`` (:func:`fill_table`), so the numbers do not depend
+        on ``dtype`` (a float32 table is the float64 one rounded) nor on ``workers``; ``rng`` advances by
+        that one draw. E^T s and E^T 1 are summed in double precision as the blocks are filled (kept as
+        ``centroids``): no (V, d) double-precision array exists beside a float32 table.
     options : ModelOptions, optional
         Noise law, noise covariance and token frequencies (see :class:`ModelOptions`). None or the defaults:
-        the book's model, drawn as above. Otherwise the table is drawn by row blocks (:func:`draw_rows`) in
-        either precision, h and g weighted by the token frequencies; a Gaussian law draws the same numbers.
+        the book's model, drawn as above. Otherwise the table is drawn from ``rng`` by double-precision row
+        blocks (:func:`draw_rows`) in either precision, h and g weighted by the token frequencies.
+    workers : int, optional
+        Threads that fill the book's table (default: the usable cores).
 
     Returns
     -------
@@ -195,12 +261,16 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *
         raise ValueError(f"dtype must be numpy.float64 or numpy.float32, got {dtype!r}")
     if options is not None and not isinstance(options, ModelOptions):
         raise ValueError(f"options must be an attnlib.model.generative.ModelOptions or None, got {options!r}")
-    return make_vocabulary(d, V, mu_norm2, rng, dtype=dtype, options=options)
+    workers = None if workers is None else _v.positive_int("workers", workers)
+    return make_vocabulary(d, V, mu_norm2, rng, dtype=dtype, options=options, workers=workers)
 
 
 def make_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *,
-                    dtype=np.float64, options: ModelOptions | None = None) -> Vocabulary:
-    """:func:`draw_vocabulary` on trusted arguments (the engine's call, after a Setting was validated)."""
+                    dtype=np.float64, options: ModelOptions | None = None, workers: int | None = None) -> Vocabulary:
+    """:func:`draw_vocabulary` on trusted arguments (the engine's call, after a Setting was validated).
+
+    ``workers``: threads that fill the book's table (None: the usable cores); the table does not depend on it.
+    """
     half = V // 2
     signs = np.concatenate([np.ones(half, np.int8), -np.ones(half, np.int8)])
     mu = np.zeros(d)
@@ -209,26 +279,16 @@ def make_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *
         freq = options.check(d, V).token_frequencies()
         omega = np.ones(V) if freq is None else V * freq
         s = signs.astype(float)
+        if options.noise.is_gaussian and options.root is None:  # frequencies alone: the book's table
+            table = np.empty((V, d), dtype)
+            fill_table(table, rng, float(mu[0]), usable_cores() if workers is None else workers)
+            hs, gs = _row_sums(table, s * omega, omega)
+            return Vocabulary(table=table, mu=mu, signs=signs, centroids=(hs, gs), frequencies=freq)
         table, sums = draw_rows(V, d, rng, options, (s * mu[0])[:, None], np.stack([s * omega, omega], axis=1),
                                 dtype)
         return Vocabulary(table=table, mu=mu, signs=signs, centroids=(sums[0], sums[1]), frequencies=freq)
     table = np.empty((V, d), dtype)
-    if table.dtype == np.float64:
-        rng.standard_normal(out=table)
-        table[:half, 0] += mu[0]
-        table[half:, 0] -= mu[0]
-        return Vocabulary(table=table, mu=mu, signs=signs)
-    step = _block_rows(d)
-    buf = np.empty((min(step, V), d))
-    hs, gs = np.zeros(d), np.zeros(d)
-    for a in range(0, V, step):
-        block = buf[: min(step, V - a)]
-        rng.standard_normal(out=block)
-        s = signs[a : a + block.shape[0]].astype(float)
-        block[:, 0] += s * mu[0]
-        hs += s @ block
-        gs += block.sum(axis=0)
-        table[a : a + block.shape[0]] = block
+    hs, gs = fill_table(table, rng, float(mu[0]), usable_cores() if workers is None else workers)
     return Vocabulary(table=table, mu=mu, signs=signs, centroids=(hs, gs))
 
 

@@ -5,7 +5,6 @@ runs on row blocks in threads, with the same arithmetic whatever the number of t
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -14,8 +13,9 @@ import scipy.sparse as sp
 from attnlib.model.generative import Vocabulary, draw_tokens
 from attnlib.model.positional import SignProcess
 from attnlib.numerics import checks as _v
+from attnlib.numerics.linalg import usable_cores
 
-__all__ = ["token_matrix", "pool", "draw_pooled", "token_csr", "pool_table", "pool_workers"]
+__all__ = ["token_matrix", "pool", "draw_pooled", "token_csr", "pool_table", "pool_workers", "sparse_times_dense"]
 
 
 def token_csr(tokens: np.ndarray, w: np.ndarray, V: int, dtype=np.float64) -> sp.csr_matrix:
@@ -32,20 +32,19 @@ def token_csr(tokens: np.ndarray, w: np.ndarray, V: int, dtype=np.float64) -> sp
 
 
 def pool_workers() -> int:
-    try:
-        return max(1, min(len(os.sched_getaffinity(0)), 8))
-    except AttributeError:  # not available on every platform
-        return max(1, min(os.cpu_count() or 1, 8))
+    """The default number of threads of a product: :func:`attnlib.numerics.linalg.usable_cores`."""
+    return usable_cores()
 
 
-def _sparse_times_dense(A: sp.csr_matrix, E: np.ndarray, workers: int | None = None) -> np.ndarray:
+def sparse_times_dense(A: sp.csr_matrix, E: np.ndarray, workers: int | None = None) -> np.ndarray:
     """A @ E for CSR ``A``, split into row blocks computed in parallel threads (scipy releases the GIL there).
 
     Each row of the result is computed by one thread with the same arithmetic as the serial product, so the
-    result does not depend on the number of threads (``workers``, default: the usable cores, at most 8).
+    result does not depend on the number of threads (``workers``, default: the usable cores, at most 8; one
+    thread per 2^20 multiply-adds at least). Inputs are assumed validated.
     """
     N = A.shape[0]
-    workers = min(pool_workers() if workers is None else workers, max(1, N * E.shape[1] // 2**20))
+    workers = min(pool_workers() if workers is None else workers, max(1, A.nnz * E.shape[1] // 2**20))
     if workers == 1:
         return np.asarray(A @ E)
     cuts = np.linspace(0, N, workers + 1).astype(int)
@@ -79,7 +78,7 @@ def token_matrix(tokens, w, V: int) -> sp.csr_matrix:
 
 def pool_table(table: np.ndarray, tokens: np.ndarray, w: np.ndarray, workers: int | None = None) -> np.ndarray:
     """C = A E for a (V, d) table of any float dtype, in that dtype; inputs are assumed validated."""
-    return _sparse_times_dense(token_csr(tokens, w, table.shape[0], dtype=table.dtype), table, workers)
+    return sparse_times_dense(token_csr(tokens, w, table.shape[0], dtype=table.dtype), table, workers)
 
 
 def pool(vocab: Vocabulary, tokens, w) -> np.ndarray:

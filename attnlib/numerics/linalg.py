@@ -3,17 +3,22 @@
 * One Lanczos start vector (:func:`start_vector`), fixed, so that Lanczos is deterministic without touching
   the caller's random stream.
 * One rule for which eigenvalues count as zeros (:data:`ZERO_TOL`, :func:`zero_mask`).
-* BLAS on one thread around Lanczos (:func:`one_blas_thread`).
+* BLAS on one thread around Lanczos (:func:`one_blas_thread`), or on every usable core
+  (:func:`blas_threads`, :func:`usable_cores`) when each product is long.
 * Top eigenpairs and full spectra of S = C^T C / N from pooled rows C, through the smaller of S (d x d) and
   the Gram matrix C C^T / N (N x N).
+* Lanczos with full reorthogonalisation on an operator (:func:`lanczos_top`), for the matrix-free path, and
+  its block form for a family of operators that differ by low-rank terms (:func:`lanczos_family`).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import nullcontext
 
 import numpy as np
+from scipy.linalg import eigh_tridiagonal
 from scipy.sparse.linalg import eigsh
 from threadpoolctl import ThreadpoolController
 
@@ -25,8 +30,12 @@ __all__ = [
     "zero_mask",
     "start_vector",
     "one_blas_thread",
+    "blas_threads",
+    "usable_cores",
     "sample_covariance",
     "top_eigenpairs",
+    "lanczos_top",
+    "lanczos_family",
     "spectrum",
     "squared_cosine",
     "squared_cosines",
@@ -52,6 +61,28 @@ def start_vector(n: int) -> np.ndarray:
     return randomness.fixed_normal(_START_SEED, n)
 
 
+def usable_cores() -> int:
+    """The default thread count: ``ATTNLIB_THREADS`` if set (a positive integer; 1 in processes that already
+    run side by side), else the cores this process may run on (``os.sched_getaffinity``), at most 8."""
+    raw = os.environ.get("ATTNLIB_THREADS", "")
+    if raw:
+        if not raw.strip().isdigit() or int(raw) < 1:
+            raise ValueError(f"ATTNLIB_THREADS must be a positive integer, got {raw!r}")
+        return int(raw)
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), 8))
+    except AttributeError:  # not available on every platform
+        return max(1, min(os.cpu_count() or 1, 8))
+
+
+def blas_threads(n: int):
+    """Context in which BLAS runs on ``n`` threads; inside the Monte-Carlo engine's workers, which already run
+    BLAS on one thread, it does nothing (their draws run side by side instead)."""
+    if getattr(BLAS_THREAD, "serial", False):
+        return nullcontext()
+    return BLAS.limit(limits=n, user_api="blas")
+
+
 def one_blas_thread():
     """Context in which BLAS runs on one thread (threadpoolctl), used around Lanczos.
 
@@ -60,9 +91,7 @@ def one_blas_thread():
     helper thread (measured: eigsh on a 1000 x 1000 S 10-20x slower with 2 threads on a loaded 2-core
     machine). Inside the Monte-Carlo engine's workers, which already run on one BLAS thread, it does nothing.
     """
-    if getattr(BLAS_THREAD, "serial", False):
-        return nullcontext()
-    return BLAS.limit(limits=1, user_api="blas")
+    return blas_threads(1)
 
 
 def _centered(C: np.ndarray, centered: bool) -> np.ndarray:
@@ -145,3 +174,88 @@ def squared_cosines(vecs, ref) -> np.ndarray:
     """cos^2 between each column of ``vecs`` (shape (d, k)) and ``ref`` (d,)."""
     vecs, ref = np.asarray(vecs, dtype=float), np.asarray(ref, dtype=float)
     return (ref @ vecs) ** 2 / ((ref @ ref) * np.einsum("ij,ij->j", vecs, vecs))
+
+
+#: Lanczos steps after which :func:`lanczos_top` gives up (the basis then holds 400 vectors of length d).
+MAX_STEPS = 400
+
+
+def lanczos_top(matvec, d: int, k: int, tol: float, v0: np.ndarray):
+    """Top ``k`` eigenpairs of a symmetric operator by Lanczos with full reorthogonalisation, from ``v0``.
+
+    ``matvec`` maps a (d,) double-precision vector to its image. After each step the Ritz pairs of the
+    tridiagonal matrix are formed, and the iteration stops once each of the top ``k`` has residual
+    ``beta_m |y_m|`` at most ``tol`` times its Ritz value (ARPACK's test), or once the Krylov space is
+    invariant. Every basis vector is kept and orthogonalised twice against all earlier ones: no restarts, so
+    no product is wasted, which is what costs when each product streams a large table. Returns ``(values (k,),
+    vectors (d, k), steps)``, descending. Raises ValueError after ``MAX_STEPS`` steps without convergence.
+    Inputs are assumed validated (``k < d``).
+    """
+    steps = min(d, MAX_STEPS)
+    Q = np.empty((steps, d))
+    Q[0] = v0 / np.linalg.norm(v0)
+    alphas, betas = np.zeros(steps), np.zeros(steps)
+    for j in range(steps):
+        w = np.asarray(matvec(Q[j]), dtype=float).ravel()
+        alphas[j] = Q[j] @ w
+        for _ in range(2):  # classical Gram-Schmidt, twice: orthogonal to working precision
+            w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
+        betas[j] = np.linalg.norm(w)
+        m = j + 1
+        if m >= k:
+            theta, U = eigh_tridiagonal(alphas[:m], betas[: m - 1])
+            top = np.argsort(theta)[::-1][:k]
+            invariant = betas[j] <= 1e-12 * np.abs(theta).max() or m == d
+            if invariant or np.all(betas[j] * np.abs(U[-1, top]) <= tol * np.abs(theta[top])):
+                return theta[top], Q[:m].T @ U[:, top], m
+        if m < steps:
+            Q[m] = w / betas[j]
+    raise ValueError(f"Lanczos did not reach relative residual {tol:g} in {steps} steps (d = {d}, k = {k})")
+
+
+def lanczos_family(matmat, start: np.ndarray, couplings, tol: float):
+    """Top eigenpair of each operator A + X C_i X^T of a family, from one block Krylov space of A.
+
+    ``matmat`` maps a (d, b) block to A times it; ``start`` is X (d, b), of full column rank; ``couplings``
+    are the symmetric (b, b) matrices C_i. Because every member differs from A inside the span of X, the block
+    Krylov space of A from X is that of every member from X: block Lanczos on A (full reorthogonalisation)
+    builds it once, and member i is its block tridiagonal matrix with X's coupling added to the first block.
+    Each product serves the whole family. The iteration stops once every member's top Ritz pair has residual
+    at most ``tol`` times its value (the test of :func:`lanczos_top`), or once the space is invariant.
+    Returns ``(values (n,), vectors (d, n), steps)``: steps counts block products. Raises ValueError after
+    ``MAX_STEPS`` products without convergence, or if the block loses rank. Inputs are assumed validated.
+    """
+    d, b = start.shape
+    Q1, R = np.linalg.qr(start)
+    corrections = [R @ C @ R.T for C in couplings]
+    steps = min(d // b, MAX_STEPS // b)
+    Q = np.empty((d, steps * b))
+    Q[:, :b] = Q1
+    T = np.zeros((steps * b, steps * b))
+    for j in range(steps):
+        cols = slice(j * b, (j + 1) * b)
+        W = np.asarray(matmat(Q[:, cols]), dtype=float)
+        T[cols, cols] = Q[:, cols].T @ W
+        for _ in range(2):  # orthogonal to every earlier block
+            W -= Q[:, : (j + 1) * b] @ (Q[:, : (j + 1) * b].T @ W)
+        Qn, Bj = np.linalg.qr(W)
+        m = (j + 1) * b
+        scale = np.abs(np.diag(T)[:m]).max()
+        invariant = np.linalg.norm(Bj) <= 1e-12 * scale or m + b > d
+        if not invariant and np.abs(np.diag(Bj)).min() <= 1e-10 * scale:
+            raise ValueError(f"block Lanczos lost rank at step {j + 1} (d = {d}, block {b})")
+        values, vectors, done = [], [], True
+        for D in corrections:
+            Tm = (T[:m, :m] + T[:m, :m].T) / 2
+            Tm[:b, :b] += D
+            theta, Y = np.linalg.eigh(Tm)
+            values.append(theta[-1])
+            vectors.append(Y[:, -1])
+            done &= bool(np.linalg.norm(Bj @ Y[m - b :, -1]) <= tol * abs(theta[-1]))
+        if done or invariant:
+            return np.array(values), Q[:, :m] @ np.array(vectors).T, j + 1
+        if j + 1 < steps:
+            Q[:, m : m + b] = Qn
+            T[m : m + b, cols] = Bj
+            T[cols, m : m + b] = Bj.T
+    raise ValueError(f"block Lanczos did not reach relative residual {tol:g} in {steps} steps (d = {d})")

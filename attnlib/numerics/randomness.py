@@ -4,7 +4,9 @@ A computation that repeats draws takes one ``seed`` and splits it with :func:`st
 (``numpy.random.SeedSequence(seed).spawn(count)``): draw ``j`` uses stream ``j`` whatever the order of
 evaluation or the executor. :func:`generator` turns a seed or a stream into a ``numpy.random.Generator``;
 :func:`fixed_normal` is a fixed Gaussian vector (the Lanczos start vector), drawn without touching any
-caller's stream. Functions that draw once take a ``numpy.random.Generator`` from the caller instead.
+caller's stream. Functions that draw once take a ``numpy.random.Generator`` from the caller instead;
+:func:`spawned` splits one such draw into independent streams (the row blocks of a vocabulary table), so that
+the pieces can be filled in any order, on any number of threads, with the same numbers.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 
 from attnlib.numerics import checks as _v
 
-__all__ = ["streams", "generator", "fixed_normal"]
+__all__ = ["streams", "spawned", "generator", "fixed_normal"]
 
 
 def streams(seed: int, count: int) -> list:
@@ -21,6 +23,12 @@ def streams(seed: int, count: int) -> list:
     seed = _v.positive_int("seed", seed, minimum=0)
     count = _v.positive_int("count", count)
     return np.random.SeedSequence(seed).spawn(count)
+
+
+def spawned(rng: np.random.Generator, count: int) -> list:
+    """``count`` independent streams spawned from one seed taken from ``rng`` (four 63-bit integers: ``rng``
+    advances by that one draw): ``SeedSequence(seed).spawn(count)``. Arguments are assumed validated."""
+    return np.random.SeedSequence(rng.integers(2**63, size=4, dtype=np.uint64)).spawn(count)
 
 
 def generator(seed) -> np.random.Generator:

@@ -9,6 +9,8 @@ Draws
     vocabulary is drawn from the stream first, in the precision of the path, then passed on), plus the squared
     norm ``||h||^2`` of its class centroid, which sets the draw's own spike strength
     :math:`\alpha\|h\|^2/\kappa`. :func:`nested_draws` draws K vocabularies and J sets of sequences on each.
+    :func:`signal_scan`: the draws of one stream at several signal strengths (common random numbers), all
+    from one block Krylov space.
 Variance by source
     :func:`variance_split`: within-vocabulary (sampling) and between-vocabulary variances of a (K, J) array,
     with standard errors from a bootstrap over vocabularies.
@@ -34,12 +36,14 @@ from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
 from attnlib.theory import fluctuations
 from attnlib import theory
-from attnlib.model.generative import draw_vocabulary
+from attnlib.model.generative import draw_tokens, draw_vocabulary
+from attnlib.engine.operators import TOL, SampleCovariance
+from attnlib.numerics.linalg import blas_threads, lanczos_family, squared_cosines
 from attnlib.model.setting import Setting
 from attnlib.engine.montecarlo import replicate
 from attnlib.engine.simulation import Draw, simulate
 
-__all__ = ["centroid_draw", "Nested", "nested_draws", "VarianceSplit", "variance_split", "collapse_misfit",
+__all__ = ["centroid_draw", "signal_scan", "Nested", "nested_draws", "VarianceSplit", "variance_split", "collapse_misfit",
            "collapse_exponent", "bootstrap_exponent", "OVERLAP_PEAK", "OVERLAP_TAIL", "overlap_slope",
            "window_dimension", "overlap_dimension"]
 
@@ -71,6 +75,45 @@ def centroid_draw(setting: Setting, rng: np.random.Generator, *, k: int = 1, spe
     vocab = draw_vocabulary(setting.d, setting.V, setting.mu_norm2, rng, dtype=_table_dtype(spectrum))
     h = vocab.h
     return simulate(setting, rng, k=k, spectrum=spectrum, vocabulary=vocab), float(h @ h)
+
+
+def signal_scan(setting: Setting, mu_norm2s, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""``(top, overlap_h, h_norm2)``, arrays over ``mu_norm2s``: the draws :func:`centroid_draw` makes at
+    ``setting.replace(mu_norm2=m)`` for each m, every one from a generator in the state of ``rng``.
+
+    Those draws share their noise Z and their sequences (common random numbers): with E_0 = Z^T the table at
+    mu = 0 and S_0 = E_0^T M E_0 (:class:`~attnlib.engine.operators.SampleCovariance`), the table at
+    ||mu||^2 = m is E_0 + sqrt(m) s e_1^T, so
+
+    .. math:: S = S_0 + \sqrt m\,(p e_1^	op + e_1 p^	op) + m\,c\,e_1e_1^	op,\qquad p = E_0^	op M s,\ c = s^	op M s:
+
+    every strength changes S_0 inside span(e_1, p). One block Lanczos run on S_0 from (e_1, p) serves them
+    all (:func:`attnlib.numerics.linalg.lanczos_family`), to the tolerance of
+    :func:`~attnlib.engine.operators.top_eigenpairs`: the results agree with separate draws to about 1e-6 (that
+    tolerance, and the rounding of the table's first column to float32). ``rng`` is left as after one draw. Single precision,
+    top eigenpair, centred S, uniform token frequencies (the book's model without options).
+    """
+    check_setting(setting)
+    rng = _v.rng(rng)
+    ms = np.asarray(mu_norm2s, dtype=float)
+    if ms.ndim != 1 or ms.size == 0 or np.any(~np.isfinite(ms)) or np.any(ms < 0):
+        raise ValueError(f"mu_norm2s must be a non-empty 1-D array of numbers >= 0, got {mu_norm2s!r}")
+    if setting.options is not None:
+        raise ValueError("signal_scan draws the book's model: setting.options must be None")
+    vocab = draw_vocabulary(setting.d, setting.V, 0.0, rng, dtype=np.float32)
+    _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng)
+    op = SampleCovariance.from_tokens(vocab.table, tokens, setting.weights)
+    s = vocab.signs.astype(float)
+    Ms = op.middle(s[:, None])
+    p = (vocab.table.T @ Ms.astype(np.float32)).astype(float).ravel()
+    e1 = np.eye(setting.d)[0]
+    roots = np.sqrt(ms)
+    couplings = [np.array([[r * r * float(s @ Ms[:, 0]), r], [r, 0.0]]) for r in roots]
+    with blas_threads(1):
+        top, vectors, _ = lanczos_family(op.matmat, np.stack([e1, p], axis=1), couplings, TOL)
+    h = vocab.h[:, None] + np.outer(e1, roots)  # (E_0 + sqrt(m) s e_1^T)^T s / V, one column per strength
+    overlap = np.array([squared_cosines(vectors[:, [i]], h[:, i])[0] for i in range(ms.size)])
+    return top, overlap, np.einsum("ij,ij->j", h, h)
 
 
 @dataclass(frozen=True, eq=False)
