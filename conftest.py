@@ -10,9 +10,9 @@ equal to the committed ones, which ``scripts/execute_notebook.py`` produced with
 Under pytest-xdist (``make test`` runs ``--dist loadgroup --no-loadscope-reorder``) the unit of work is a group
 (given to the scheduler by ``pytest_xdist_make_scheduler`` below: pytest-xdist 3.8 marks a group by renaming the
 node id, which pytest 9 no longer lets it do, so its own grouping is silently lost):
-a test file (so that module fixtures are computed once), a notebook under nbval, or the swaps of one chapter
+a test file (so that module fixtures are computed once), a notebook under nbval, the swaps of one chapter
 (marked by tests/test_swaps.py, so that one worker runs them one after another and the first fills the memo of
-the chapter's simulations for the others). Groups are handed out in the order below, the longest first, so
+the chapter's simulations for the others), or one test of a file that is split (``SPLIT_FILES``). Groups are handed out in the order below, the longest first, so
 that no long group starts last while the other core idles.
 """
 
@@ -59,11 +59,19 @@ def pytest_collection_modifyitems(config, items):
 _GROUP = pytest.StashKey[str]()
 
 
+# Files whose tests are groups of their own: each loads its own page in its own browser context, and together
+# they would hold one worker for minutes while the other idles.
+SPLIT_FILES = ("tests/browser/test_publication_in_browser.py",)
+
+
 def _group_of(nodeid: str) -> str:
-    """The group of a test: its chapter for a swap (the test id starts ``<chapter>/``), else its file."""
+    """The group of a test: its chapter for a swap (the test id starts ``<chapter>/``), itself in a file of
+    ``SPLIT_FILES``, else its file."""
     path, _, rest = nodeid.partition("::")
     if path == "tests/test_swaps.py" and "[" in rest and "/" in rest:
         return "swaps-" + rest[rest.index("[") + 1:].split("/", 1)[0]
+    if path in SPLIT_FILES:
+        return nodeid
     return path
 
 

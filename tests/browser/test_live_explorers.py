@@ -318,7 +318,8 @@ def test_explorers_work_from_the_file_system(browser):
 
 
 def test_report(html_root):
-    """Redraw times, bytes added to the build, screenshots (written to _build/live-explorers-report.json)."""
+    """Redraw times, bytes added to the build, screenshots (written to _build/live-explorers-report.json); the
+    report is complete: every redraw timed, every asset and every explorer page's data non-empty."""
     if not TIMINGS:
         pytest.skip("no redraws were timed (no explorer page, or the driving test did not run)")
     every = [t for values in TIMINGS.values() for t in values]
@@ -346,5 +347,9 @@ def test_report(html_root):
         **SUMMARY,
     }
     REPORT.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert all(t >= 0 and t == t for t in every), "a redraw time is negative or NaN"  # no speed is asserted
+    assert all(size > 0 for size in assets.values()), f"an explorer asset is empty: {assets}"
+    assert all(payload[page] > 0 for page in PAGES), f"a page embeds no explorer data: {payload}"
+    assert json.loads(REPORT.read_text(encoding="utf-8"))["redraw"]["all"]["redraws"] == len(every)
     print(f"\nlive explorers: {len(every)} redraws, median {report['redraw']['all']['median_ms']} ms, "
           f"p95 {report['redraw']['all']['p95_ms']} ms; {report['bytes_added']['total']} bytes added; {REPORT}")

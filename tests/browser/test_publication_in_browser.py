@@ -18,6 +18,7 @@ before the browser tests).
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import re
@@ -96,8 +97,16 @@ def _open(browser, base_url: str, page_path: str, mode: str):
 
 
 def _write_report() -> None:
+    """Merge this worker's findings into the report: the pages' tests run on several workers (conftest.py),
+    each adding its pages under a lock, so that none overwrites another's."""
     REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(json.dumps(FOUND, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    with open(REPORT.with_suffix(".lock"), "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = json.loads(REPORT.read_text(encoding="utf-8")) if REPORT.is_file() else {}
+        merged.update(FOUND)
+        tmp = REPORT.with_suffix(".tmp")
+        tmp.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.replace(REPORT)
 
 
 def test_axe_is_vendored():
