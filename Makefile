@@ -18,9 +18,8 @@ JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going 
 NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
 # Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two groups at a time (one
 # Chromium each): a group is a test file, or one page of the accessibility test (conftest.py), so that its
-# pages spread over the workers; the reading test, the longest file, is named first so that it starts at once.
-BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser/test_reading_in_browser.py tests/browser \
-                -n auto --dist loadgroup --no-loadscope-reorder
+# pages spread over the workers; the two longest files start first, one on each worker (conftest.SLOW_FILES).
+BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -n auto --dist loadgroup --no-loadscope-reorder
 # Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
 # are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
 UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder

@@ -25,9 +25,12 @@ NOTEBOOK_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NU
 os.environ["ATTNLIB_PROGRESS"] = "0"
 os.environ.update(NOTEBOOK_THREADS)
 
-# Files that take tens of seconds on their own (a fresh venv with pip, the benchmarks, dask and process pools):
-# started right after the swaps, before the many short files.
-SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/test_scaleout.py")
+# Files that take tens of seconds on their own, started right after the swaps and before the many short files:
+# in the unit stage a fresh venv with pip, the benchmarks, dask and process pools; in the browser stage (where
+# there are no swaps) the reading test and the offline test of every page, about a minute each, which start
+# at once, one per worker, while the short groups fill in around them.
+SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/test_scaleout.py",
+              "tests/browser/test_reading_in_browser.py", "tests/browser/test_book_in_browser.py")
 
 
 @pytest.hookimpl(tryfirst=True)
