@@ -20,3 +20,10 @@ def test_sources_are_found():
 def test_no_source_file_over_400_lines(path):
     lines = path.read_text(encoding="utf-8").count("\n")
     assert lines <= LIMIT, f"{path.relative_to(REPO)} has {lines} lines (at most {LIMIT}: split it by concept)"
+
+
+def test_python_sources_hold_no_tab():
+    """A tab in a Python source is nearly always ``\\t`` written into a docstring's LaTeX (``\\top`` in a
+    string that is not raw), which the API page then renders as a gap."""
+    tabbed = [str(p.relative_to(REPO)) for p in SOURCES if p.suffix == ".py" and "\t" in p.read_text("utf-8")]
+    assert not tabbed, f"tab characters in {tabbed}"

@@ -43,8 +43,8 @@ from attnlib.model.setting import Setting
 from attnlib.engine.montecarlo import replicate
 from attnlib.engine.simulation import Draw, simulate
 
-__all__ = ["centroid_draw", "signal_scan", "Nested", "nested_draws", "VarianceSplit", "variance_split", "collapse_misfit",
-           "collapse_exponent", "bootstrap_exponent", "OVERLAP_PEAK", "OVERLAP_TAIL", "overlap_slope",
+__all__ = ["centroid_draw", "signal_scan", "Nested", "nested_draws", "VarianceSplit", "variance_split",
+           "collapse_misfit", "collapse_exponent", "bootstrap_exponent", "OVERLAP_PEAK", "OVERLAP_TAIL", "overlap_slope",
            "window_dimension", "overlap_dimension"]
 
 #: Envelope of the scaled root-mean-square error R(t) of a single draw's squared overlap with h near the sample
@@ -85,13 +85,13 @@ def signal_scan(setting: Setting, mu_norm2s, rng: np.random.Generator) -> tuple[
     mu = 0 and S_0 = E_0^T M E_0 (:class:`~attnlib.engine.operators.SampleCovariance`), the table at
     ||mu||^2 = m is E_0 + sqrt(m) s e_1^T, so
 
-    .. math:: S = S_0 + \sqrt m\,(p e_1^	op + e_1 p^	op) + m\,c\,e_1e_1^	op,\qquad p = E_0^	op M s,\ c = s^	op M s:
+    .. math:: S = S_0 + \sqrt m\,(p e_1^\top + e_1 p^\top) + m\,c\,e_1e_1^\top,\qquad p = E_0^\top M s,\ c = s^\top M s,
 
-    every strength changes S_0 inside span(e_1, p). One block Lanczos run on S_0 from (e_1, p) serves them
+    so every strength changes S_0 inside span(e_1, p). One block Lanczos run on S_0 from (e_1, p) serves them
     all (:func:`attnlib.numerics.linalg.lanczos_family`), to the tolerance of
     :func:`~attnlib.engine.operators.top_eigenpairs`: the results agree with separate draws to about 1e-6 (that
-    tolerance, and the rounding of the table's first column to float32). ``rng`` is left as after one draw. Single precision,
-    top eigenpair, centred S, uniform token frequencies (the book's model without options).
+    tolerance, and the rounding of the table's first column to float32). ``rng`` is left as after one draw.
+    Single precision, top eigenpair, centred S, uniform token frequencies (the book's model without options).
     """
     check_setting(setting)
     rng = _v.rng(rng)
