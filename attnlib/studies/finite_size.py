@@ -44,8 +44,8 @@ from attnlib.engine.montecarlo import replicate
 from attnlib.engine.simulation import Draw, simulate
 
 __all__ = ["centroid_draw", "signal_scan", "Nested", "nested_draws", "VarianceSplit", "variance_split",
-           "collapse_misfit", "collapse_exponent", "bootstrap_exponent", "OVERLAP_PEAK", "OVERLAP_TAIL", "overlap_slope",
-           "window_dimension", "overlap_dimension"]
+           "collapse_misfit", "collapse_exponent", "bootstrap_exponent", "OVERLAP_PEAK", "OVERLAP_TAIL",
+           "overlap_slope", "window_dimension", "overlap_dimension"]
 
 #: Envelope of the scaled root-mean-square error R(t) of a single draw's squared overlap with h near the sample
 #: threshold, the error being a w_d R(t) with t = (x - x*) / w_d (see :func:`overlap_dimension`). R(t) is at most
@@ -85,7 +85,13 @@ def signal_scan(setting: Setting, mu_norm2s, rng: np.random.Generator) -> tuple[
     mu = 0 and S_0 = E_0^T M E_0 (:class:`~attnlib.engine.operators.SampleCovariance`), the table at
     ||mu||^2 = m is E_0 + sqrt(m) s e_1^T, so
 
-    .. math:: S = S_0 + \sqrt m\,(p e_1^\top + e_1 p^\top) + m\,c\,e_1e_1^\top,\qquad p = E_0^\top M s,\ c = s^\top M s,
+    .. math::
+
+        S &= S_0 + \sqrt m\,(p e_1^\top + e_1 p^\top)
+
+        &\quad {}+ m\,c\,e_1e_1^\top,
+
+        p &= E_0^\top M s,\qquad c = s^\top M s,
 
     so every strength changes S_0 inside span(e_1, p). One block Lanczos run on S_0 from (e_1, p) serves them
     all (:func:`attnlib.numerics.linalg.lanczos_family`), to the tolerance of
