@@ -36,4 +36,4 @@ from attnlib.model.setting import Setting
 
 __all__ = ["numerics", "theory", "model", "engine", "studies", "views", "positional", "weights", "Limit",
            "Setting", "simulate", "sweep"]
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -5,14 +5,16 @@ A draw at sample level computes the top eigenpairs of S by one of two paths (the
 are drawn the same way by both and are not part of the comparison):
 
 ``"dense"``
-    pool C = A E (N x d, float32), centre it, form S = C^T C / N (the Gram C C^T / N when N < d; ``n`` is the
-    smaller size) with BLAS-3 and run Lanczos on it: :math:`N d n` flops for S, :math:`4(NTd + 2Nd)` bytes
-    for pooling and centring, :math:`4 n^2` bytes per Lanczos product. Peak: the table, C and S.
+    pool C = A E (N x d, double precision), centre it, form S = C^T C / N (the Gram C C^T / N when N < d;
+    ``n`` is the smaller size) with BLAS-3 and run Lanczos on it: :math:`2 N d n` flops for S,
+    :math:`8(NTd + 2Nd)` bytes for pooling and centring, :math:`8 n^2` bytes per Lanczos product. Peak: the
+    table, C and S.
 ``"matrix-free"``
     Lanczos on S = E^T M E applied through the table and the sparse token matrix
-    (:class:`attnlib.engine.operators.SampleCovariance`): per product two float32 passes over the table
-    (:math:`8Vd` bytes) and the sparse products in double precision (about :math:`48NT` bytes). Peak: the table,
-    A and its transpose (:math:`24NT` bytes), the Lanczos vectors.
+    (:class:`attnlib.engine.operators.SampleCovariance`): per product two passes over the float32 table
+    (:math:`8Vd` bytes), accumulated in double precision (:mod:`attnlib.numerics.products`), and the sparse
+    products in double precision (about :math:`48NT` bytes). Peak: the table, A and its transpose
+    (:math:`24NT` bytes), the Lanczos vectors.
 
 With all d eigenvalues (``spectrum="exact"``) only the dense path applies (in double precision:
 :math:`\tfrac43 n^3` more flops for ``eigvalsh``); a spectral density (``spectrum="slq"``) only the matrix-free
@@ -107,18 +109,19 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
             peak = table + (m + 4) * d * 8 + 4 * V * 8
         return Cost(method, level, flops, traffic, int(peak + block), setting)
     n = min(N, d)
-    if method == "dense":
-        b = 8 if double else 4
-        flops = (2 if double else 1) * float(N) * d * n
-        traffic = b * (NT * d + 2.0 * N * d) + m * b * n * n
-        peak = table + tokens + N * d * b + n * n * b + _NCV * n * b
+    if method == "dense":  # in double precision, from a table of either precision
+        flops = 2.0 * N * d * n
+        traffic = 8 * (NT * d + 2.0 * N * d) + m * 8.0 * n * n
+        convert = 0 if double else 8 * (V + N) * max(1, 2**19 // V)  # pool_table's column blocks
+        peak = table + tokens + N * d * 8 + n * n * 8 + _NCV * n * 8 + convert
         if spectrum == "exact":
             flops += 2 * 4.0 / 3.0 * n**3
             peak += n * n * 8
     else:
         flops = 0.0
         traffic = m * (8.0 * V * d + 48.0 * NT)
-        peak = table + tokens + 24 * NT + (m + 4) * d * 8 + 40 * V
+        partials = 8 * d * (V * d // 2**23 + 1)  # E^T W by chunks (attnlib.numerics.products)
+        peak = table + tokens + 24 * NT + (m + 4) * d * 8 + 40 * V + partials
         if spectrum == "slq":
             flops += 4.0 * V * d * probes * degree
             traffic += degree * 48.0 * NT * probes

@@ -21,13 +21,12 @@ applied as Z v = E v - s (mu . v): two passes over the table per product, agains
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import products
 from attnlib.numerics.linalg import blas_threads, lanczos_top, start_vector, usable_cores
 from attnlib.model.generative import Vocabulary
 from attnlib.model.pooling import sparse_times_dense, token_csr
@@ -51,11 +50,6 @@ def product_threads(table: np.ndarray, workers: int | None) -> int:
     if table.size < THREADED_ENTRIES:
         return 1
     return usable_cores() if workers is None else workers
-
-
-def _threads(n: int):
-    """BLAS on ``n`` threads for one product (no context switch at all for one thread)."""
-    return blas_threads(n) if n > 1 else nullcontext()
 
 
 def _check_table(table) -> np.ndarray:
@@ -111,11 +105,8 @@ class SampleCovariance(LinearOperator):
     def _matmat(self, X):
         X = np.asarray(X, dtype=np.float64).reshape(self.shape[1], -1)
         self.products += X.shape[1]
-        E = self.table
-        with _threads(self.threads):
-            Y = (E @ X.astype(E.dtype, copy=False)).astype(np.float64, copy=False)  # (V, n)
-            W = self.middle(Y)
-            return (E.T @ W.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
+        Y = products.times(self.table, X, self.threads)  # (V, n)
+        return products.transpose_times(self.table, self.middle(Y), self.threads)
 
     def middle(self, Y: np.ndarray) -> np.ndarray:
         """M Y for a (V, n) double-precision block: M = A^T A / N - a a^T (centred) or A^T A / N."""
@@ -167,11 +158,9 @@ class PopulationCovariance(LinearOperator):
     def _matmat(self, X):
         X = np.asarray(X, dtype=np.float64).reshape(self.shape[1], -1)
         self.products += X.shape[1]
-        E = self.table
-        with _threads(self.threads):
-            Y = (E @ X.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
-            Y -= np.outer(self.s, self.mu @ X)  # Z X
-            out = (E.T @ Y.astype(E.dtype, copy=False)).astype(np.float64, copy=False)
+        Y = products.times(self.table, X, self.threads)
+        Y -= np.outer(self.s, self.mu @ X)  # Z X
+        out = products.transpose_times(self.table, Y, self.threads)
         out -= np.outer(self.mu, self.s @ Y)  # Z^T Z X
         out /= self.s.size
         out -= np.outer(self.q, self.q @ X) + np.outer(self.g, self.g @ X)

@@ -16,11 +16,16 @@ Population level: the covariance of a pooled vector given the vocabulary, kappa 
 
 Precision: the table's noise is single-precision Gaussians, drawn by row blocks from streams spawned from the
 draw's generator, on every core (:func:`attnlib.model.generative.fill_table`; the numbers do not depend on
-the number of threads). When only top eigenpairs are needed at sample level, the table is kept in single
-precision (``LANCZOS_DTYPE``) and pooling, S and the products with the table run in it: this halves the memory
-and its traffic, and changes eigenvalues by about 1e-6 relative (overlaps by about 1e-7 absolute), far below
-the Monte-Carlo spread. The two paths agree to about 1e-6 relative on the same draw. All d eigenvalues are
-computed in double precision, from a double-precision copy of the same numbers.
+the number of threads). At sample level the table is stored in single precision (``TABLE_DTYPE``: half the
+memory and half the traffic), and every sum over it runs in double precision: pooling converts it by
+blocks of columns (:func:`attnlib.model.pooling.pool_table`) and the matrix-free products by blocks of rows
+(:mod:`attnlib.numerics.products`). So the two paths see the same table and agree to the Lanczos tolerance
+(eigenvalues to about 1e-12 relative), and a draw gives the same numbers on every CPU and for any number of
+threads, to about 1e-13. All d eigenvalues and the population level use a double-precision table of the same
+numbers; it differs from the single-precision one only by the rounding of its first column (2^-24 relative),
+which moves S by a ||dS|| of order 1e-7 ||S||: eigenvalues by at most ||dS|| (Weyl) and squared overlaps by at
+most 2 ||dS|| / g, g the gap between the eigenvalue and its nearest neighbour (Davis-Kahan), which is larger
+near a threshold, where the top two eigenvalues nearly tie (``tests/test_matrix_free.py`` checks both bounds).
 
 Memory: before allocating, a draw estimates its peak (``attnlib.engine.cost.plan``) and raises ValueError if it
 would not fit in the available memory (``attnlib.engine.cost.check_memory``).
@@ -47,8 +52,8 @@ from attnlib.model.setting import Setting
 
 __all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top", "draw", "plan", "spectrum_option", "population_eigenpairs"]
 
-#: Floating-point type of the table, the pooled vectors and S when only top eigenpairs are needed.
-LANCZOS_DTYPE = np.float32
+#: Storage type of the table at sample level when not all eigenvalues are needed (sums over it run in double).
+TABLE_DTYPE = np.float32
 #: ``level`` of a draw: the sample covariance S, or the population covariance given the vocabulary.
 LEVELS = ("sample", "population")
 #: ``spectrum`` of a draw: none (top eigenpairs only), all d eigenvalues, or a density estimate (an
@@ -142,8 +147,8 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
     vocabulary : Vocabulary, optional
         Reuse a drawn vocabulary (must match d, V and ||mu||^2 of the setting).
     method : {"auto", "dense", "matrix-free"}
-        The path (see ``attnlib.engine.cost``); "auto" takes the cheaper. Both give the same eigenpairs to about
-        1e-6 relative.
+        The path (see ``attnlib.engine.cost``); "auto" takes the cheaper. Both give the same eigenvalues to about
+        1e-12 relative (the Lanczos tolerance) and overlaps to about 1e-7.
 
     Returns
     -------
@@ -184,10 +189,10 @@ def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | No
                          "attnlib.model.generative.population_covariance with the vocabulary")
     cost = plan(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)
     _cost.require_memory(cost)
-    double = level == "population" or kind == "exact" or (cost.method == "dense" and k >= min(setting.N, setting.d) - 1)
+    double = level == "population" or kind == "exact"
     if vocabulary is None:
         vocabulary = make_vocabulary(setting.d, setting.V, setting.mu_norm2, rng,
-                                     dtype=np.float64 if double else LANCZOS_DTYPE, options=options,
+                                     dtype=np.float64 if double else TABLE_DTYPE, options=options,
                                      workers=pool_workers)
     spec = density = None
     if level == "population":
@@ -209,20 +214,19 @@ def _frequencies(setting):
 
 
 def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
-    """Top-k eigenpairs (and the spectrum if ``full``) of S formed from fresh sequences over ``vocabulary``."""
-    dtype = np.float64 if full or k >= min(setting.N, setting.d) - 1 else LANCZOS_DTYPE
+    """Top-k eigenpairs (and the spectrum if ``full``) of S formed from fresh sequences over ``vocabulary``,
+    in double precision (C = A E from a table of either precision, :func:`attnlib.model.pooling.pool_table`)."""
     _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
-    C = pool_table(vocabulary.table.astype(dtype, copy=False), tokens, setting.weights, pool_workers)
+    C = pool_table(vocabulary.table, tokens, setting.weights, pool_workers)
     if centered:  # in place: C is ours
-        C -= C.mean(axis=0, dtype=np.float64).astype(dtype)
+        C -= C.mean(axis=0)
     return eigen(C, k, full=full)
 
 
 def _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator, workers):
     """Top-k eigenpairs (and a density estimate if ``estimator``) of S applied through the table."""
     _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
-    op = SampleCovariance.from_tokens(vocabulary.table.astype(LANCZOS_DTYPE, copy=False), tokens, setting.weights,
-                                      centered=centered, workers=workers)
+    op = SampleCovariance.from_tokens(vocabulary.table, tokens, setting.weights, centered=centered, workers=workers)
     del tokens
     vals, vecs = top_eigenpairs(op, k)
     density = estimator.estimate(op, rng) if estimator is not None else None

@@ -76,9 +76,26 @@ def token_matrix(tokens, w, V: int) -> sp.csr_matrix:
     return A
 
 
+#: Entries of a float32 table converted to double precision at once by :func:`pool_table` (4 MiB).
+COLUMN_BLOCK_ENTRIES = 2**19
+
+
 def pool_table(table: np.ndarray, tokens: np.ndarray, w: np.ndarray, workers: int | None = None) -> np.ndarray:
-    """C = A E for a (V, d) table of any float dtype, in that dtype; inputs are assumed validated."""
-    return sparse_times_dense(token_csr(tokens, w, table.shape[0], dtype=table.dtype), table, workers)
+    """C = A E in double precision, (N, d), for a (V, d) float32 or float64 table; inputs are assumed validated.
+
+    A float32 table is converted to double precision by blocks of columns (exactly: every float32 number is a
+    float64 number), so that C and everything computed from it are sums in double precision, the same on
+    every CPU to about 1e-16 relative; no double-precision copy of the whole table is made.
+    """
+    A = token_csr(tokens, w, table.shape[0])
+    if table.dtype == np.float64:
+        return sparse_times_dense(A, table, workers)
+    V, d = table.shape
+    C = np.empty((A.shape[0], d))
+    step = max(1, COLUMN_BLOCK_ENTRIES // V)
+    for a in range(0, d, step):
+        C[:, a : a + step] = sparse_times_dense(A, table[:, a : a + step].astype(np.float64), workers)
+    return C
 
 
 def pool(vocab: Vocabulary, tokens, w) -> np.ndarray:

@@ -34,6 +34,7 @@ from scipy.optimize import minimize_scalar
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
+from attnlib.numerics import products
 from attnlib.theory import fluctuations
 from attnlib import theory
 from attnlib.model.generative import draw_tokens, draw_vocabulary
@@ -111,7 +112,7 @@ def signal_scan(setting: Setting, mu_norm2s, rng: np.random.Generator) -> tuple[
     op = SampleCovariance.from_tokens(vocab.table, tokens, setting.weights)
     s = vocab.signs.astype(float)
     Ms = op.middle(s[:, None])
-    p = (vocab.table.T @ Ms.astype(np.float32)).astype(float).ravel()
+    p = products.transpose_times(vocab.table, Ms, op.threads).ravel()
     e1 = np.eye(setting.d)[0]
     roots = np.sqrt(ms)
     couplings = [np.array([[r * r * float(s @ Ms[:, 0]), r], [r, 0.0]]) for r in roots]

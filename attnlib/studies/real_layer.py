@@ -25,6 +25,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics import products
 from attnlib.numerics.linalg import one_blas_thread, squared_cosines, start_vector
 from attnlib.model.generative import draw_vocabulary, sample_tokens
 from attnlib.engine.operators import top_eigenpairs
@@ -61,7 +62,7 @@ def _causal_softmax_mean(scores: np.ndarray) -> np.ndarray:
 
 
 def _weights(Q: np.ndarray, K: np.ndarray, tau: float, scale: float) -> np.ndarray:
-    """Pooling weights from queries and keys (n, T, d_k), in their precision up to the softmax."""
+    """Pooling weights from queries and keys (n, T, d_k), in double precision."""
     return _causal_softmax_mean(np.matmul(Q, K.transpose(0, 2, 1)) * (tau / scale))
 
 
@@ -71,8 +72,8 @@ def pooling_weights(X, tau: float, *, scaling: str = "d", projections=None) -> n
     Parameters
     ----------
     X : array_like
-        (n, T, d) token embeddings of n sequences (or (T, d) for one); float32 input is kept in float32 up to
-        the softmax (the scores of a d = 4000 sequence change by about 1e-6).
+        (n, T, d) token embeddings of n sequences (or (T, d) for one); computed in double precision whatever
+        the input's precision (so that the weights are the same on every CPU).
     tau : float
         Score scale: query t scores key s <= t by tau q_t^T k_s / scale.
     scaling : {"d", "sqrt_d"}
@@ -89,8 +90,7 @@ def pooling_weights(X, tau: float, *, scaling: str = "d", projections=None) -> n
     tau = _v.finite_scalar("tau", tau)
     scaling = _v.choice("scaling", scaling, SCALINGS)
     X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64):
-        X = X.astype(float)
+    X = X.astype(np.float64, copy=False)
     single = X.ndim == 2
     X = X[None] if single else X
     if X.ndim != 3 or min(X.shape) == 0 or not np.all(np.isfinite(X)):
@@ -99,7 +99,7 @@ def pooling_weights(X, tau: float, *, scaling: str = "d", projections=None) -> n
     Q = K = X
     if projections is not None:
         try:
-            WQ, WK = (np.asarray(W, dtype=X.dtype) for W in projections)
+            WQ, WK = (np.asarray(W, dtype=np.float64) for W in projections)
         except (TypeError, ValueError):
             raise ValueError("projections must be a pair (W_Q, W_K) of (d_k, d) arrays") from None
         if WQ.ndim != 2 or WQ.shape != WK.shape or WQ.shape[1] != d:
@@ -232,8 +232,8 @@ class _CenteredCovariance(LinearOperator):
 
     def _matvec(self, x):
         x = np.asarray(x, dtype=float).ravel()
-        y = self.C @ x.astype(self.C.dtype) - self.c_bar @ x
-        return (self.C.T @ y.astype(self.C.dtype)).astype(float) / self.C.shape[0] - self.c_bar * (y.sum() / self.C.shape[0])
+        y = self.C @ x - self.c_bar @ x
+        return self.C.T @ y / self.C.shape[0] - self.c_bar * (y.sum() / self.C.shape[0])
 
     def _adjoint(self):
         return self
@@ -248,8 +248,7 @@ class _DifferenceOperator(LinearOperator):
 
     def _matvec(self, x):
         x = np.asarray(x, dtype=float).ravel()
-        x32 = x.astype(self.A.dtype)
-        out = (self.A.T @ (self.A @ x32) - self.B.T @ (self.B @ x32)).astype(float) / self.N
+        out = (self.A.T @ (self.A @ x) - self.B.T @ (self.B @ x)) / self.N
         return out - self.means[0] * (self.means[0] @ x) + self.means[1] * (self.means[1] @ x)
 
     def _adjoint(self):
@@ -293,11 +292,11 @@ def layer_draw(process: SignProcess, d: int, V: int, N: int, mu_norm2: float, ta
     """Draw a vocabulary and N sequences, pool them with the attention layer and with ``reference`` weights.
 
     The random numbers are used in the order of the Monte-Carlo engine (:func:`attnlib.sweep`): the table
-    (single precision, from the same double-precision normals, as on its fast path), then the signs, then the
-    tokens; then, if ``projected``, the projections (:func:`random_projections`), which are applied to the
-    table once (queries and keys of a token are rows of E W^T). The layer's weights are computed in batches of
-    sequences, both sets of pooled vectors are formed from the same gathered embeddings in single precision,
-    and the top eigenpairs of their centred covariances found by Lanczos (:func:`attnlib.engine.operators.top_eigenpairs`).
+    (stored in single precision, as on the engine's matrix-free path), then the signs, then the tokens; then,
+    if ``projected``, the projections (:func:`random_projections`), which are applied to the table once
+    (queries and keys of a token are rows of E W^T). The layer's weights are computed in batches of
+    sequences, both sets of pooled vectors are formed from the same gathered embeddings, every sum in double
+    precision, and the top eigenpairs of their centred covariances found by Lanczos (:func:`attnlib.engine.operators.top_eigenpairs`).
 
     Parameters
     ----------
@@ -336,20 +335,19 @@ def layer_draw(process: SignProcess, d: int, V: int, N: int, mu_norm2: float, ta
     xi = process.sample(N, rng)
     tokens = sample_tokens(xi, V, rng)
     W = np.empty((N, T))
-    C = np.empty((2, N, d), np.float32)  # pooled by the layer, and by the reference weights
-    ref32 = reference.astype(np.float32)
+    C = np.empty((2, N, d))  # pooled by the layer, and by the reference weights
     with one_blas_thread():
         queries = keys = vocab.table
         if projected:
             WQ, WK = random_projections(d, rng)
-            queries, keys = vocab.table @ WQ.T.astype(np.float32), vocab.table @ WK.T.astype(np.float32)
+            queries, keys = products.times(vocab.table, WQ.T), products.times(vocab.table, WK.T)
         for part in _batches(N, T, d):
-            X = vocab.table[tokens[part]]
+            X = vocab.table[tokens[part]].astype(np.float64)
             K = X if not projected else keys[tokens[part]]
             W[part] = _weights(K if not projected else queries[tokens[part]], K, tau,
                                d if scaling == "d" else np.sqrt(d))
-            C[0, part] = np.matmul(W[part, None, :].astype(np.float32), X)[:, 0]
-            C[1, part] = ref32 @ X
+            C[0, part] = np.matmul(W[part, None, :], X)[:, 0]
+            C[1, part] = reference @ X
         ordered = np.sort(tokens, axis=1)
         repeated = np.any(ordered[:, 1:] == ordered[:, :-1], axis=1)
         u, h, _ = vocab.directions()

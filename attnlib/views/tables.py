@@ -9,7 +9,7 @@ import numpy as np
 
 from attnlib.numerics import checks as _v
 
-__all__ = ["sig", "markdown_text", "markdown_table"]
+__all__ = ["sig", "pm", "below", "markdown_text", "markdown_table"]
 
 
 def sig(x, digits: int = 3):
@@ -20,6 +20,44 @@ def sig(x, digits: int = 3):
     if x == 0 or not math.isfinite(x):
         return x
     return round(x, digits - 1 - int(math.floor(math.log10(abs(x)))))
+
+
+def _decimals(x: float, digits: int) -> int:
+    """Decimal places that keep ``digits`` significant digits of ``x`` (x != 0)."""
+    return digits - 1 - int(math.floor(math.log10(abs(x))))
+
+
+def pm(mean, se, digits: int = 2) -> str:
+    """"mean ± se" with the digits the standard error supports: ``se`` to ``digits`` significant digits and
+    ``mean`` to the same decimal place (at most 4 significant digits), so that no digit of the mean is noise.
+
+    ``pm(-5.1e-05, 0.0063)`` is ``"-0.0001 ± 0.0063"``; ``pm(0.4241, 0.0012)`` is ``"0.4241 ± 0.0012"``.
+    A standard error of 0 or nan shows the mean to 4 significant digits and the error as it is.
+    """
+    mean, se = float(mean), float(se)
+    digits = _v.positive_int("digits", digits)
+    if not (math.isfinite(se) and se > 0):
+        return f"{sig(mean, 4):g} ± {se:g}"
+    places = _decimals(se, digits)
+    if mean != 0 and math.isfinite(mean):
+        places = min(places, _decimals(mean, 4))
+    err = sig(se, digits)
+    if places > 6:  # tiny numbers: one power of ten for both
+        k = int(math.floor(math.log10(max(abs(mean), se))))
+        return f"({_fixed(mean / 10**k, places + k)} ± {_fixed(err / 10**k, places + k)})e{k}"
+    return f"{_fixed(mean, places)} ± {_fixed(err, max(places, _decimals(err, digits)))}"
+
+
+def below(x, bound: float):
+    """``"< bound"`` when ``x < bound``, else ``x`` to 2 significant digits: how a table shows a difference that
+    is round-off (whose digits differ between CPUs) as long as it stays below the bound a check allows."""
+    x, bound = float(x), float(bound)
+    return f"< {bound:g}" if x < bound else sig(x, 2)
+
+
+def _fixed(x: float, places: int) -> str:
+    text = f"{round(x, places):.{max(places, 0)}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _cell(value, digits: int) -> str:
