@@ -14,8 +14,12 @@ STAMP  := $(VENV)/.installed
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going --all
-# Chapters run in parallel, one per core (pytest-xdist, whole notebooks per worker: --dist loadfile).
-NBVAL    := $(BIN)/pytest --nbval book/ --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
+# Chapters run in parallel, one per core (pytest-xdist, whole notebooks per worker: --dist loadfile), as another
+# CPU would run them (scripts/environments.py OTHER_CPU: numpy's SSE4.2 loops, OpenBLAS's Sandy Bridge kernels,
+# glibc's maths without FMA, attnlib on 3 threads), while the committed outputs were made on this machine's own
+# path with attnlib on 1 thread: an output that depends on the CPU or on the threads fails here.
+NBVAL    := $(BIN)/python scripts/environments.py other-cpu -- $(BIN)/pytest --nbval book/ \
+            --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
 # Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two groups at a time (one
 # Chromium each): a group is a test file, or one page of the accessibility test (conftest.py), so that its
 # pages spread over the workers; the two longest files start first, one on each worker (conftest.SLOW_FILES).
@@ -68,7 +72,10 @@ book: $(STAMP)
 test: $(STAMP)
 	$(UNIT)
 	$(NBVAL)
+	rm -f _build/html/$(PDF_NAME) $(PDF_DIR)/book.pdf
 	$(JB_BUILD)
+	@# The build as `make book` makes it on a fresh clone (no PDF yet): no dead link, no link to the PDF.
+	ATTNLIB_BROWSER_TEST=1 ATTNLIB_BUILD=book $(BIN)/pytest tests/browser/test_links_of_each_build.py -q
 	$(MAKE) pdf
 	$(BROWSER_TEST)
 	@echo
@@ -94,6 +101,8 @@ pdf: $(STAMP)
 	  { tail -n 25 $(PDF_DIR)/latexmk.out; echo "latexmk failed; the check below says why" >&2; }
 	$(BIN)/python scripts/check_pdf.py $(PDF_DIR)/book.log $(PDF_DIR)/book.pdf --tex $(PDF_DIR)/book.tex
 	@mkdir -p _build/html && cp $(PDF_DIR)/book.pdf _build/html/$(PDF_NAME)
+	@# An HTML build made before the PDF does not link it (_ext/edition.py): rebuild it, now with the links.
+	@if [ -f _build/html/index.html ]; then $(JB_BUILD); fi
 	@echo "PDF: $(PDF_DIR)/book.pdf (and _build/html/$(PDF_NAME))"
 
 # The real-browser test alone, on the current build (run `make book pdf` first: the pages link the PDF).

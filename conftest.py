@@ -1,11 +1,8 @@
 """Repository-wide pytest configuration.
 
-Kernels started by nbval inherit this process's environment. Two settings make the recomputed notebook outputs
-equal to the committed ones, which ``scripts/execute_notebook.py`` produced with the same environment:
-
-* attnlib's progress bars are switched off (no progress text in outputs);
-* BLAS runs on one thread in the kernels: results are then bit-for-bit independent of the machine's core count
-  and of other load (on a busy 2-core machine, two BLAS threads per kernel also ran several times slower).
+Kernels started by nbval and by the swaps inherit this process's environment, on top of which it sets the
+kernel environment of ``scripts/environments.py`` (no progress bars in outputs, one BLAS thread, a fixed hash
+seed). ``make test`` runs nbval as another CPU would (``environments.OTHER_CPU``).
 
 Under pytest-xdist (``make test`` runs ``--dist loadgroup --no-loadscope-reorder``) the unit of work is a group
 (given to the scheduler by ``pytest_xdist_make_scheduler`` below: pytest-xdist 3.8 marks a group by renaming the
@@ -20,10 +17,9 @@ import os
 
 import pytest
 
-NOTEBOOK_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+from scripts.environments import KERNEL
 
-os.environ["ATTNLIB_PROGRESS"] = "0"
-os.environ.update(NOTEBOOK_THREADS)
+os.environ.update(KERNEL)
 
 # Files that take tens of seconds on their own, started right after the swaps and before the many short files:
 # in the unit stage a fresh venv with pip, the benchmarks, dask and process pools; in the browser stage (where

@@ -38,7 +38,7 @@ from nbclient.exceptions import CellExecutionError
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from conftest import NOTEBOOK_THREADS  # noqa: E402  (one definition, shared with the nbval run)
+from scripts.environments import environment  # noqa: E402  (one definition, shared with nbval and the swaps)
 BOOK = REPO / "book"
 PAIRING = "ipynb,md:myst"
 KERNEL_NAME = "python3"
@@ -152,9 +152,7 @@ def execute_chapter(md_path: Path) -> float:
     if nb.metadata["kernelspec"].get("name") != KERNEL_NAME:
         raise SystemExit(f"{md_path}: kernelspec name must be {KERNEL_NAME!r}")
 
-    os.environ["PYTHONHASHSEED"] = "0"
-    os.environ["ATTNLIB_PROGRESS"] = "0"  # no progress bars in committed outputs (see attnlib/progress.py)
-    os.environ.update(NOTEBOOK_THREADS)  # same BLAS threading as the nbval run (conftest.py)
+    os.environ.update(environment("execute"))  # the kernel's environment (scripts/environments.py)
     km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=CurrentEnvKernelSpecManager())
     client = NotebookClient(
         nb,

@@ -33,6 +33,8 @@ import time
 import traceback
 from pathlib import Path
 
+from scripts.environments import KERNEL
+
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
 SWAPS = Path(__file__).resolve().parent / "swaps"
@@ -40,10 +42,9 @@ STORE_ROOT = Path(os.environ.get("ATTNLIB_SWAP_MEMO_DIR", REPO / "_build" / "swa
 CELL_TIMEOUT = 600  # seconds per cell, as scripts/execute_notebook.py
 RUN_TIMEOUT = 3600
 
-# The nbval run's kernel environment (conftest.py), given to the fork server only: the pytest worker's own
+# The kernel environment (scripts/environments.py), given to the fork server only: the pytest worker's own
 # environment stays as it is (nbval's kernels, started by the same worker, must keep their inline backend).
-SERVER_ENV = {"PYTHONHASHSEED": "0", "ATTNLIB_PROGRESS": "0", "OPENBLAS_NUM_THREADS": "1",
-              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+SERVER_ENV = {**KERNEL, "MPLBACKEND": "Agg"}
 
 # Each patch is Python run before the chapter. ``_swap(module, name, new)`` replaces the function
 # ``module.name`` in every attnlib module that refers to that same object.

@@ -1,17 +1,21 @@
 """The matrix-free engine: the operators equal the matrices they stand for, both paths of a draw give the same
 eigenpairs on the same draw, the path choice and the memory check, and the vocabulary drawn by blocks.
 
-Tolerances: the two sample-level paths run in single precision on the same table;
-they differ by rounding only (measured: eigenvalues <= 5e-7 relative, overlaps <= 3e-7 absolute at d = 200-1000),
-so 1e-5 is the check. The population paths run in double precision (measured: 2e-15).
+Tolerances: the two sample-level paths see the same (single-precision) table and sum in double precision; they
+differ by the Lanczos tolerance only (relative residual 1e-6 on the matrix-free path, machine precision on the
+dense one): measured at d = 150, eigenvalues <= 3e-12 relative and overlaps <= 1.2e-7 absolute, so the checks are
+1e-10 and 1e-6 (a residual r moves an eigenvalue by about r^2 and an eigenvector by about r, over the gap).
+The population paths run in double precision (measured: 2e-15).
 """
+
+import re
 
 import numpy as np
 import pytest
 
 from attnlib import Setting, simulate, sweep
 from attnlib.engine import cost, operators, simulation
-from attnlib.numerics import linalg
+from attnlib.numerics import linalg, products
 from attnlib.model import generative, pooling, positional as P
 
 BASE = Setting(d=150, V=300, N=600, mu_norm2=1.0, process=P.markov(8, 0.5), weights="mean")
@@ -86,8 +90,8 @@ def test_paths_agree_on_the_same_draw(case):
     dense = simulate(s, np.random.default_rng(4), method="dense", **kw)
     free = simulate(s, np.random.default_rng(4), method="matrix-free", **kw)
     assert (dense.method, free.method) == ("dense", "matrix-free")
-    np.testing.assert_allclose(free.top_eigenvalues, dense.top_eigenvalues, rtol=1e-5)
-    np.testing.assert_allclose(free.overlaps, dense.overlaps, atol=1e-5)
+    np.testing.assert_allclose(free.top_eigenvalues, dense.top_eigenvalues, rtol=1e-10)
+    np.testing.assert_allclose(free.overlaps, dense.overlaps, atol=1e-6)
 
 
 def test_population_paths_agree():
@@ -122,16 +126,95 @@ def test_memory_check_refuses_a_draw_that_does_not_fit(monkeypatch):
     s = BASE.at_dimension(16_000)
     need = cost.plan(s).peak
     assert 2e9 < need < 3.2e9  # the matrix-free draw at d = 16,000: a float32 table of 2 GB and little else
-    monkeypatch.setattr(cost, "available_memory", lambda: 10**9)
-    msg = r"d=16000, V=32000, N=64000, T=8, level='sample', path='matrix-free' needs about [\d,]+ bytes"
+    monkeypatch.setattr(cost, "memory_limits", lambda: [("a test limit", 10**9)])
+    msg = (r"d=16000, V=32000, N=64000, T=8, level='sample', path='matrix-free' needs about [\d,]+ bytes .* "
+           r"under a test limit; at these ratios \(delta = 0.5, gamma = 0.25\) the largest that fits is "
+           r"d = [\d,]+ on the matrix-free path, d = [\d,]+ on the dense path$")
     with pytest.raises(ValueError, match=msg):
         simulate(s, np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"path='dense' needs"):
-        simulate(s, np.random.default_rng(0), method="dense")
+    with pytest.raises(ValueError, match=r"path='dense' needs .*; the matrix-free path fits: "
+                                         r"method='matrix-free'; at these ratios"):
+        simulate(s.at_dimension(6000), np.random.default_rng(0), method="dense")
+    with pytest.raises(ValueError, match=r"path='dense' needs .* on the dense path; all d eigenvalues "
+                                         r"\(spectrum='exact'\) need the dense path$"):
+        simulate(s, np.random.default_rng(0), spectrum="exact")
     with pytest.raises(ValueError, match="not enough memory"):
         sweep([BASE, s], seed=1, trials=1)
-    monkeypatch.setattr(cost, "available_memory", lambda: None)  # unknown: no check
+    monkeypatch.setattr(cost, "memory_limits", lambda: [])  # unknown: the free physical pages, or no check
+    monkeypatch.setattr(cost.os, "sysconf", lambda name: (_ for _ in ()).throw(ValueError(name)))
     cost.check_memory(cost.plan(s))
+
+
+def test_the_largest_d_that_fits_does_fit(monkeypatch):
+    s = BASE.at_dimension(16_000)
+    monkeypatch.setattr(cost, "memory_limits", lambda: [("a test limit", 10**9)])
+    for method in ("matrix-free", "dense"):
+        c = cost.plan(s, method=method)
+        d = cost.largest_dimension(c, method, 10**9)
+        assert cost.plan(s.at_dimension(d), method=method).peak <= 10**9
+        assert cost.plan(s.at_dimension(d + 1), method=method).peak > 10**9
+
+
+def _fake_system(tmp_path, cgroup: str, files: dict) -> None:
+    (tmp_path / "proc" / "self").mkdir(parents=True)
+    (tmp_path / "proc" / "meminfo").write_text("MemTotal: 100 kB\nMemAvailable:  8000000 kB\n")
+    (tmp_path / "proc" / "self" / "status").write_text("VmSize:   300000 kB\n")
+    (tmp_path / "proc" / "self" / "cgroup").write_text(cgroup)
+    for name, text in files.items():
+        path = tmp_path / "cg" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_memory_limits_read_cgroups(monkeypatch, tmp_path, version):
+    if version == "v2":  # the job's own limit, under a parent whose limit is looser
+        _fake_system(tmp_path, "0::/user.slice/job\n", {
+            "user.slice/job/memory.max": "2000000000\n", "user.slice/job/memory.current": "500000000\n",
+            "user.slice/memory.max": "max\n", "user.slice/memory.current": "900000000\n",
+            "memory.max": "6000000000\n", "memory.current": "1000000000\n"})
+    else:
+        _fake_system(tmp_path, "12:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n", {
+            "memory/docker/abc/memory.limit_in_bytes": "2000000000\n",
+            "memory/docker/abc/memory.usage_in_bytes": "500000000\n"})
+    monkeypatch.setattr(cost, "PROC", str(tmp_path / "proc"))
+    monkeypatch.setattr(cost, "CGROUP", str(tmp_path / "cg"))
+    limits = dict(cost.memory_limits())
+    assert limits["the available memory (MemAvailable)"] == 8_000_000 * 1024
+    cgroup = {name: free for name, free in limits.items() if "cgroup" in name}
+    assert sorted(cgroup.values())[0] == 1_500_000_000
+    assert cost.available_memory() == 1_500_000_000
+    s = BASE.at_dimension(16_000)  # 2.5 GB: refused under the cgroup limit, which the message names
+    with pytest.raises(ValueError, match=r"under the cgroup limit .*job/memory.max|limit_in_bytes"):
+        simulate(s, np.random.default_rng(0))
+
+
+def test_an_address_space_limit_refuses_a_draw_before_it_allocates():
+    """Under ``ulimit -v 3000000`` a d = 20,000 draw raises ValueError at once, naming the limit and the largest
+    d that fits; the process's address space does not grow by the draw's gigabytes first."""
+    code = """
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (3_000_000 * 1024, resource.RLIM_INFINITY))
+import numpy as np, attnlib
+from attnlib import Setting
+from attnlib.model import positional as P
+def vm(key):
+    return int([l for l in open("/proc/self/status") if l.startswith(key)][0].split()[1]) * 1024
+s = Setting(d=20000, V=40000, N=80000, mu_norm2=1.0, process=P.markov(16, 0.6), weights="mean")
+try:
+    attnlib.simulate(s, np.random.default_rng(0))
+except ValueError as e:
+    print(e)
+print(vm("VmPeak") - vm("VmSize"))
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    message, grown = done.stdout.strip().rsplit("\n", 1)
+    assert "under the address-space limit RLIMIT_AS (ulimit -v) of 2.86 GiB" in message
+    assert re.search(r"the largest that fits is d = 1\d,\d{3} on the matrix-free path", message), message
+    assert int(grown) < 50 * 2**20  # nothing of the draw was allocated
 
 
 def test_sweep_runs_fewer_draws_at_once_when_memory_is_short(monkeypatch):
@@ -184,16 +267,23 @@ def test_lanczos_finds_the_top_eigenpairs_of_a_matrix(monkeypatch):
 
 
 def test_threaded_products_equal_one_thread(monkeypatch):
-    """Above THREADED_ENTRIES the products use BLAS threads and sparse row blocks: the same numbers."""
+    """Above THREADED_ENTRIES the products run on several threads, by chunks of rows whose partial sums are
+    added in a fixed order (attnlib.numerics.products): the same numbers, bit for bit, on 1, 2 and 3 threads."""
     voc = generative.draw_vocabulary(BASE.d, BASE.V, 1.0, np.random.default_rng(5), dtype=np.float32)
     tokens = np.random.default_rng(6).integers(0, BASE.V, size=(BASE.N, 8))
+    monkeypatch.setattr(products, "CHUNK_ENTRIES", 40 * BASE.d)  # 8 chunks of 40 rows
     one = operators.SampleCovariance.from_tokens(voc.table, tokens, np.ones(8) / 8, workers=1)
     assert one.threads == 1
     monkeypatch.setattr(operators, "THREADED_ENTRIES", voc.table.size)
-    two = operators.SampleCovariance.from_tokens(voc.table, tokens, np.ones(8) / 8, workers=2)
-    assert two.threads == 2 and operators.product_threads(voc.table[:-1], 2) == 1
     X = np.random.default_rng(7).standard_normal((BASE.d, 3))
-    np.testing.assert_allclose(two @ X, one @ X, rtol=1e-6, atol=1e-12)
+    for workers in (2, 3):
+        many = operators.SampleCovariance.from_tokens(voc.table, tokens, np.ones(8) / 8, workers=workers)
+        assert many.threads == workers and operators.product_threads(voc.table[:-1], workers) == 1
+        np.testing.assert_array_equal(many @ X, one @ X)
+    exact = voc.table.astype(np.float64)  # the sums are double-precision sums of the float32 numbers
+    np.testing.assert_allclose(products.times(voc.table, X, 3), exact @ X, rtol=1e-12, atol=1e-12)
+    W = np.random.default_rng(8).standard_normal((BASE.V, 2))
+    np.testing.assert_allclose(products.transpose_times(voc.table, W, 3), exact.T @ W, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("value", ["0", "two", "-1"])

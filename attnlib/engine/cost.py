@@ -27,10 +27,11 @@ The estimated time is ``flops / FLOP_RATE + traffic / BANDWIDTH`` with one core'
 Lanczos products is taken as ``PRODUCTS`` per eigenpair (measured at d = 2000-8000 with
 :func:`attnlib.numerics.linalg.lanczos_top`: 12 products for one eigenpair well above the bulk, 21 near it,
 45-85 when the top eigenvalue sits at the bulk edge; 70-100 for two eigenpairs). The matrix-free path keeps
-every Lanczos vector (``PRODUCTS`` per eigenpair in the peak). ``method="auto"`` takes the path with the
-smaller estimate. The
-constants are rough on purpose: the paths differ by large factors except near the crossover, where either
-choice costs about the same.
+every Lanczos vector, in a basis reserved for :data:`attnlib.numerics.linalg.MAX_STEPS` of them (all counted in
+the peak: the reservation counts against an address-space limit). ``method="auto"`` takes the path with the
+smaller estimate. The constants are rough on purpose: the paths differ by large factors except near the
+crossover, where either choice costs about the same. The peak is what the check before a draw compares with
+the tightest of the process's memory limits (:func:`memory_limits`).
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ import numpy as np
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
-from attnlib.numerics.linalg import usable_cores
+from attnlib.numerics.linalg import MAX_STEPS, usable_cores
 
-__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "choose", "available_memory",
+__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "paths", "choose", "memory_limits", "available_memory", "largest_dimension",
            "check_memory", "require_memory"]
 
 #: The paths of a draw, the cheaper one by the estimate below or one forced.
@@ -62,7 +63,8 @@ _NCV = 20  # eigsh's default number of Lanczos vectors for k <= 9 (the dense pat
 class Cost:
     """Estimated work of one draw by one path.
 
-    ``flops``: compute-bound work (BLAS-3 products and dense eigensolvers), in single-precision flops;
+    ``options``: the keyword arguments of :func:`estimate` besides the path, so that the same draw can be
+    costed at another dimension (the memory check's "largest d that fits"). ``flops``: compute-bound work (BLAS-3 products and dense eigensolvers), in single-precision flops;
     ``traffic``: memory-bound work, bytes streamed; ``peak``: bytes the draw allocates at its peak (arrays it
     creates, not the interpreter); ``seconds``: the time these take at ``FLOP_RATE`` and ``BANDWIDTH``.
     """
@@ -73,6 +75,7 @@ class Cost:
     traffic: float
     peak: int
     setting: object = None
+    options: tuple = ()  # (("k", 1), ("spectrum", None), ...): what :func:`estimate` was given besides the path
 
     @property
     def seconds(self) -> float:
@@ -91,6 +94,8 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
     path, and its table counts in the peak). ``spectrum``: None, "exact" or "slq" (then ``probes`` and
     ``degree`` give the size of the density estimate). Inputs are assumed validated.
     """
+    options = (("level", level), ("k", k), ("spectrum", spectrum), ("table_dtype", table_dtype),
+               ("probes", probes), ("degree", degree))
     d, V, N, T = _sizes(setting)
     NT = N * T
     m = PRODUCTS * k
@@ -106,8 +111,8 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
             peak = table + 2 * V * d * 8 + 4 * d * d * 8
         else:
             flops, traffic = 0.0, m * 16.0 * V * d
-            peak = table + (m + 4) * d * 8 + 4 * V * 8
-        return Cost(method, level, flops, traffic, int(peak + block), setting)
+            peak = table + (MAX_STEPS + 4) * d * 8 + 4 * V * 8
+        return Cost(method, level, flops, traffic, int(peak + block), setting, options)
     n = min(N, d)
     if method == "dense":  # in double precision, from a table of either precision
         flops = 2.0 * N * d * n
@@ -121,12 +126,12 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
         flops = 0.0
         traffic = m * (8.0 * V * d + 48.0 * NT)
         partials = 8 * d * (V * d // 2**23 + 1)  # E^T W by chunks (attnlib.numerics.products)
-        peak = table + tokens + 24 * NT + (m + 4) * d * 8 + 40 * V + partials
+        peak = table + tokens + 24 * NT + (MAX_STEPS + 4) * d * 8 + 40 * V + partials
         if spectrum == "slq":
             flops += 4.0 * V * d * probes * degree
             traffic += degree * 48.0 * NT * probes
             peak += probes * (32 * V + 8 * N + 40 * d) + probes * degree * 16
-    return Cost(method, level, flops, traffic, int(peak + block), setting)
+    return Cost(method, level, flops, traffic, int(peak + block), setting, options)
 
 
 def plan(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: str = "auto", table_dtype=None,
@@ -142,14 +147,16 @@ def plan(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: s
                   probes=probes, degree=degree)
 
 
+def paths(d: int, *, k: int = 1, spectrum=None) -> list[str]:
+    """The paths that can give ``k`` top eigenpairs (and ``spectrum``) at dimension ``d``: the matrix-free one
+    needs k < d - 1 and cannot give all d eigenvalues; the dense one cannot give a density estimate."""
+    return (["dense"] if spectrum != "slq" else []) + (["matrix-free"] if spectrum != "exact" and k < d - 1 else [])
+
+
 def choose(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: str = "auto", table_dtype=None,
            probes: int = 0, degree: int = 0) -> Cost:
     """:func:`plan` on validated arguments (the engine's call)."""
-    possible = []
-    if spectrum != "slq":
-        possible.append("dense")
-    if spectrum != "exact" and k < setting.d - 1:
-        possible.append("matrix-free")
+    possible = paths(setting.d, k=k, spectrum=spectrum)
     if method != "auto" and method not in possible:
         why = ("all d eigenvalues (spectrum='exact') need the dense path" if spectrum == "exact" else
                "a density estimate (spectrum='slq') runs on the matrix-free operator" if spectrum == "slq" else
@@ -160,16 +167,84 @@ def choose(setting, *, level: str = "sample", k: int = 1, spectrum=None, method:
     return min(costs, key=lambda c: c.seconds)
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to new allocations: ``MemAvailable`` of /proc/meminfo, else the free physical
-    pages (``os.sysconf``), else None (unknown: no check)."""
+#: Address space each working thread maps beyond the arrays: a 64 MiB malloc arena, OpenBLAS's 32 MiB buffer for
+#: a thread that calls it, and an 8 MiB stack (measured: two threads of the products add 208 MiB to VmSize);
+#: one more is kept for the calling thread's own heap. It counts against RLIMIT_AS only, which limits address
+#: space rather than memory in use (measured at d = 17,237 under ``ulimit -v 3000000``: a draw whose arrays the
+#: estimate puts at 2.33 GiB maps 2.52 GiB, within the 2.53 GiB left).
+THREAD_ADDRESS_SPACE = 104 * 2**20
+#: Where the memory limits of a process are read (a parameter for the tests).
+PROC, CGROUP = "/proc", "/sys/fs/cgroup"
+_NO_LIMIT = 2**60  # cgroup v1 writes "no limit" as a number near 2^63
+
+
+def _read(path: str) -> str | None:
     try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+        with open(path, encoding="ascii") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _status_bytes(text: str | None, key: str) -> int | None:
+    for line in (text or "").splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def _cgroup_limits() -> list[tuple[str, int]]:
+    """Room left under the memory limit of this process's cgroup and of each of its ancestors (v2), or of its
+    memory controller (v1): limit minus usage."""
+    out = []
+    for line in (_read(f"{PROC}/self/cgroup") or "").splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[0] == "0" and parts[1] == "":  # cgroup v2: memory.max along the path, up to the root
+            path = parts[2].strip("/")
+            while True:
+                base = f"{CGROUP}/{path}".rstrip("/")
+                limit, used = _read(f"{base}/memory.max"), _read(f"{base}/memory.current")
+                if limit and used and limit.strip() != "max":
+                    out.append((f"the cgroup limit {base}/memory.max", int(limit) - int(used)))
+                if not path:
+                    break
+                path = path.rpartition("/")[0]
+        elif "memory" in parts[1].split(","):  # cgroup v1
+            base = f"{CGROUP}/memory/{parts[2].strip('/')}".rstrip("/")
+            limit, used = _read(f"{base}/memory.limit_in_bytes"), _read(f"{base}/memory.usage_in_bytes")
+            if limit and used and int(limit) < _NO_LIMIT:
+                out.append((f"the cgroup limit {base}/memory.limit_in_bytes", int(limit) - int(used)))
+    return out
+
+
+def memory_limits() -> list[tuple[str, int]]:
+    """Every limit on new allocations that applies to this process, as ``(what it is, bytes left under it)``:
+    the machine's available memory (``MemAvailable``), the address-space limit (``RLIMIT_AS``, ``ulimit -v``:
+    the limit minus the address space in use, ``VmSize``), and cgroup v1/v2 memory limits (containers, CI
+    runners, JupyterHub: the limit minus the cgroup's usage). Empty when none can be read."""
+    import resource
+
+    out = []
+    meminfo = _status_bytes(_read(f"{PROC}/meminfo"), "MemAvailable")
+    if meminfo is not None:
+        out.append(("the available memory (MemAvailable)", meminfo))
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        used = _status_bytes(_read(f"{PROC}/self/status"), "VmSize") or 0
+        threads = (usable_cores() + 1) * THREAD_ADDRESS_SPACE
+        out.append((f"the address-space limit RLIMIT_AS (ulimit -v) of {_gib(soft)}, {_gib(used)} in use and "
+                    f"{_gib(threads)} kept for the threads", soft - used - threads))
+    return out + _cgroup_limits()
+
+
+def available_memory() -> int | None:
+    """Bytes left for new allocations under the tightest of :func:`memory_limits`, else the free physical pages
+    (``os.sysconf``), else None (unknown: no check)."""
+    limits = memory_limits()
+    if limits:
+        return max(0, min(free for _, free in limits))
     try:
         return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
@@ -180,10 +255,29 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:.2f} GiB"
 
 
-def check_memory(cost: Cost, *, concurrent: int = 1) -> None:
-    """Raise ValueError if ``concurrent`` draws of ``cost`` would not fit in :func:`available_memory`.
+def largest_dimension(cost: Cost, method: str, free: int, concurrent: int = 1) -> int | None:
+    """The largest d at which ``concurrent`` draws of ``cost``'s setting (the same ratios, by
+    ``Setting.at_dimension``) and options, by ``method``, fit in ``free`` bytes; None if not even d = 2 does."""
+    opts = dict(cost.options)
 
-    The message names the sizes (d, V, N, T), the level and path, and the bytes needed and available.
+    def fits(d):
+        return (method in paths(d, k=opts.get("k", 1), spectrum=opts.get("spectrum"))
+                and estimate(cost.setting.at_dimension(d), method, **opts).peak * concurrent <= free)
+
+    lo, hi = 1, cost.setting.d
+    while lo < hi:  # the peak grows with d
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo if lo >= 2 and fits(lo) else None
+
+
+def check_memory(cost: Cost, *, concurrent: int = 1) -> None:
+    """Raise ValueError if ``concurrent`` draws of ``cost`` would not fit under the tightest of
+    :func:`memory_limits`.
+
+    The message names the sizes (d, V, N, T), the level and path, the bytes needed and available and the limit
+    that binds; then the other path if it would fit, and the largest d that fits at the same ratios on each
+    path that can give what was asked.
     """
     if not isinstance(cost, Cost):
         raise ValueError(f"cost must be an attnlib.engine.cost.Cost, got {cost!r}")
@@ -196,10 +290,30 @@ def require_memory(cost: Cost, concurrent: int = 1) -> None:
     need = cost.peak * concurrent
     if free is None or need <= free:
         return
-    sizes = "d={}, V={}, N={}, T={}, ".format(*_sizes(cost.setting)) if cost.setting is not None else ""
+    limits = memory_limits()
+    binding = min(limits, key=lambda item: item[1])[0] if limits else "the free physical memory"
     many = f" ({concurrent} draws at once)" if concurrent > 1 else ""
-    raise ValueError(
-        f"not enough memory for this draw{many}: {sizes}level={cost.level!r}, "
-        f"path={cost.method!r} needs about {need:,} bytes ({_gib(need)}) but {free:,} bytes ({_gib(free)}) are "
-        "available; use a smaller d, the matrix-free path (method='matrix-free' or 'auto'), or fewer workers"
-    )
+    head = (f"not enough memory for this draw{many}: "
+            + ("d={}, V={}, N={}, T={}, ".format(*_sizes(cost.setting)) if cost.setting is not None else "")
+            + f"level={cost.level!r}, path={cost.method!r} needs about {need:,} bytes ({_gib(need)}) but "
+            f"{max(free, 0):,} bytes ({_gib(max(free, 0))}) are available under {binding}")
+    if cost.setting is None or not cost.options:
+        raise ValueError(head)
+    opts = dict(cost.options)
+    possible = paths(cost.setting.d, k=opts["k"], spectrum=opts["spectrum"]) if cost.level == "sample" else [
+        "dense", "matrix-free"]
+    advice = []
+    for other in (p for p in possible if p != cost.method):
+        if estimate(cost.setting, other, **opts).peak * concurrent <= free:
+            advice.append(f"the {other} path fits: method={other!r}")
+    sizes = []
+    for path in [cost.method] + [p for p in possible if p != cost.method]:
+        d = largest_dimension(cost, path, free, concurrent)
+        sizes.append(f"d = {d:,} on the {path} path" if d else f"no d on the {path} path")
+    ratios = f"delta = {cost.setting.delta:.3g}, gamma = {cost.setting.gamma:.3g}"
+    advice.append(f"at these ratios ({ratios}) the largest that fits is " + ", ".join(sizes))
+    if cost.level == "sample" and opts["spectrum"] == "exact":
+        advice.append("all d eigenvalues (spectrum='exact') need the dense path")
+    if concurrent > 1:
+        advice.append("or run fewer draws at once")
+    raise ValueError(head + "; " + "; ".join(advice))

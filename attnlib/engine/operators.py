@@ -9,10 +9,12 @@ Sample level. The pooled rows are C = A E, with E the (V, d) table and A the spa
 
 and S v costs two passes over the table (E v, then E^T y: 4 V d flops) plus 4 N T flops for M, which is applied
 through A and never formed; the uncentred S drops the a a^T term. Neither C (N x d) nor S (d x d) exists.
-Precision: the two passes run in the table's precision (float32 on the fast path); the sparse products, the
-centring and the Lanczos vectors are double precision. Threads: a table of at least ``THREADED_ENTRIES``
-entries is multiplied by BLAS on ``workers`` threads (default: the usable cores; each product streams the
-table through memory, and one core does not saturate it), the sparse products by row blocks on as many;
+Precision: the table may be stored in single precision, but every sum runs in double precision: the two
+passes convert it to double by blocks of rows and accumulate there (:mod:`attnlib.numerics.products`), and the
+sparse products, the centring and the Lanczos vectors are double precision, so a product gives the same
+numbers on every CPU (to about 1e-16 relative) and for any number of threads (bit for bit). Threads: a table
+of at least ``THREADED_ENTRIES`` entries is multiplied on ``workers`` threads (default: the usable cores), by
+chunks of rows whose partial sums are added in a fixed order, the sparse products by row blocks on as many;
 smaller tables run on one thread, where a second one costs more than it saves.
 
 Population level. kappa (Z^T Z / V - q q^T - g g^T) + alpha h h^T (+ (sum w)^2 g g^T uncentred), with the noise
@@ -34,13 +36,12 @@ from attnlib.model.pooling import sparse_times_dense, token_csr
 __all__ = ["TOL", "THREADED_ENTRIES", "SampleCovariance", "PopulationCovariance", "top_eigenpairs",
            "product_threads"]
 
-#: Relative residual at which Lanczos stops on an operator whose products run in single precision. Measured at
-#: d = 4000 against a run to 1e-10: eigenvalues within 1e-12 relative and eigenvectors within 1 - cos^2 = 2e-10
-#: (an outlier; 2e-10 at the edge), far below the 1e-6 by which rounding the table to float32 moves them;
-#: 12 products for an outlier, against 14 at 1e-7.
+#: Relative residual at which Lanczos stops. Measured at d = 4000 against a run to 1e-10: eigenvalues within
+#: 1e-12 relative and eigenvectors within 1 - cos^2 = 2e-10 (an outlier; 2e-10 at the edge), below every digit
+#: the book prints; 12 products for an outlier, against 14 at 1e-7.
 TOL = 1e-6
 #: The products with a table of at least this many entries, V times d, run on several threads; 2^24 is a
-#: 64 MiB float32 table, whose product takes about 3 ms on one core here.
+#: 64 MiB float32 table, two chunks of :data:`attnlib.numerics.products.CHUNK_ENTRIES`.
 THREADED_ENTRIES = 2**24
 
 
@@ -65,7 +66,7 @@ class SampleCovariance(LinearOperator):
     Parameters
     ----------
     table : numpy.ndarray
-        The (V, d) embedding table E, float32 or float64 (products with it run in its precision).
+        The (V, d) embedding table E, float32 or float64 (products with it accumulate in double precision).
     A : scipy.sparse matrix
         The (N, V) token-weight matrix; converted to double-precision CSR.
     centered : bool

@@ -40,8 +40,9 @@ from attnlib.numerics.linalg import one_blas_thread
 __all__ = ["ZERO_TOL", "SLQ", "SpectralDensity", "slq", "lanczos_quadrature"]
 
 #: Nodes at most ``ZERO_TOL`` times the largest one form the atom at 0. Looser than
-#: :data:`attnlib.numerics.linalg.ZERO_TOL`: the matrix-free products run in single precision, so a zero eigenvalue
-#: comes out as about 1e-7 of the largest.
+#: :data:`attnlib.numerics.linalg.ZERO_TOL`: a Gauss node that stands for the atom is a Ritz value of a short
+#: Krylov space, which reaches 0 only to within about 1e-7 of the largest node (measured at d = 800 with 24 steps,
+#: an atom of mass 1/2: 2e-8 to 2e-7), while the smallest node of the bulk sits near 1e-2.
 ZERO_TOL = 1e-5
 
 

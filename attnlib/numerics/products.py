@@ -64,7 +64,7 @@ def times(E: np.ndarray, X: np.ndarray, workers: int = 1) -> np.ndarray:
     V, d = E.shape
     X = np.ascontiguousarray(X, dtype=np.float64)
     out = np.empty((V, X.shape[1]))
-    step = _block_rows(d)
+    step = min(_block_rows(d), chunk_rows(d))
 
     def job(chunk):
         a0, b0 = chunk
@@ -89,7 +89,7 @@ def transpose_times(E: np.ndarray, W: np.ndarray, workers: int = 1) -> np.ndarra
     """
     V, d = E.shape
     W = np.ascontiguousarray(W, dtype=np.float64)
-    step = _block_rows(d)
+    step = min(_block_rows(d), chunk_rows(d))
 
     def job(chunk):
         a0, b0 = chunk
