@@ -35,6 +35,7 @@ THEORY_SCRIPTS = (  # window.attnlibTheory, the closed forms
     "attnlib-theory-eigen.js",  # symmetric eigen-decomposition
     "attnlib-theory-weights.js",  # pooling weights, alpha, kappa
     "attnlib-theory-families.js",  # the R of the explorers' families
+    "attnlib-theory-mp.js",  # the Marchenko-Pastur density and its Stieltjes transform (the primer)
     "attnlib-theory.js",  # defines window.attnlibTheory
 )
 EXPLORER_SCRIPTS = (  # window.attnlibExplorers, the live figures (they use the theory)
@@ -44,6 +45,7 @@ EXPLORER_SCRIPTS = (  # window.attnlibExplorers, the live figures (they use the 
     "attnlib-kinds-spectrum.js",  # kinds spectrum and bulk (use the cached theory)
     "attnlib-kinds-spikes.js",  # kinds phase, population and sample (along theta)
     "attnlib-kinds-recovery.js",  # kinds population_recovery and sample_recovery (use the cached theory)
+    "attnlib-kinds-primer.js",  # kind primer (the MP law and its transform, a spike, MP ⊠ MP)
     "attnlib-explorers.js",  # the widget; defines window.attnlibExplorers and boots the figures
 )
 SCRIPTS = (*THEORY_SCRIPTS, *EXPLORER_SCRIPTS)  # in this order: each script uses only those before it
