@@ -6,7 +6,7 @@ path through ``local_extensions``):
 1. **Assets from the build.** The files of ``_ext/web/`` are added to ``html_static_path``, so the HTML build
    copies them into ``_static/``: the closed forms (``THEORY_SCRIPTS``: ``attnlib-theory-*.js``, one concept
    each, and ``attnlib-theory.js``, which defines ``window.attnlibTheory``), the explorers
-   (``EXPLORER_SCRIPTS``: numbers and text, canvas plots, the nine kinds in four files, and
+   (``EXPLORER_SCRIPTS``: numbers and text, canvas plots, the kinds (a file per group), and
    ``attnlib-explorers.js``, the widget, which defines ``window.attnlibExplorers`` and boots the figures) and
    ``attnlib-explorers.css``. Classic scripts, no modules and no library: the pages work offline and from
    ``file://`` (where browsers refuse ES modules); they share code through one global, ``window.attnlibWeb``.
