@@ -116,3 +116,37 @@ def test_regions_validation():
         th.regions(-1.0, 0.5, 1.0)
 
 
+
+
+@pytest.mark.parametrize("ratio", [0.1, 0.5, 1.0, 2.0])
+def test_mp_stieltjes_complex_is_the_transform_of_the_law(ratio):
+    """Off the axis: the integral of the density (quadrature) plus the atom; on the axis: the density as
+    -Im G(lambda + i0)/pi inside the support, a real value outside it, mp_stieltjes above it."""
+    lo, hi = th.mp_edges(ratio)
+    atom = max(0.0, 1 - 1 / ratio)
+    for zeta in (0.5 + 0.3j, hi + 0.1j, -1.0 + 2.0j, 1.0 - 0.05j):
+        parts = [quad(lambda t, f=f: f(th.mp_density(t, ratio) / (zeta - t)), lo, hi, limit=400)[0]
+                 for f in (np.real, np.imag)]
+        assert th.mp_stieltjes_complex(zeta, ratio) == pytest.approx(complex(*parts) + atom / zeta, rel=1e-7)
+    inside = lo + (hi - lo) * np.linspace(0.01, 0.99, 50)
+    G = th.mp_stieltjes_complex(inside, ratio)
+    assert np.allclose(-G.imag / np.pi, th.mp_density(inside, ratio), rtol=1e-12, atol=0)
+    outside = np.array([-3.0, -0.2, 0.5 * lo, hi * 1.001, 5 * hi])[[lo > 0] * 3 + [True, True]]
+    assert np.all(th.mp_stieltjes_complex(outside, ratio).imag == 0)
+    above = np.array([hi * 1.01, hi + 2.0])
+    assert np.allclose(th.mp_stieltjes_complex(above, ratio).real, th.mp_stieltjes(above, ratio), rtol=1e-14)
+    # the root of c zeta G^2 - (zeta + c - 1) G + 1 = 0 that behaves like 1/zeta; G(conj zeta) = conj G(zeta)
+    z = np.array([0.3 + 0.2j, 4.0 + 1.0j, 50.0 + 1.0j])
+    G = th.mp_stieltjes_complex(z, ratio)
+    assert np.allclose(ratio * z * G**2 - (z + ratio - 1) * G + 1, 0, atol=1e-12)
+    assert np.allclose(th.mp_stieltjes_complex(z.conj(), ratio), G.conj(), rtol=1e-14)
+    assert abs(1e4 * th.mp_stieltjes_complex(1e4 + 1j, ratio) - 1) < 1e-3
+
+
+def test_mp_stieltjes_complex_rejects_bad_input():
+    with pytest.raises(ValueError, match="zeta"):
+        th.mp_stieltjes_complex(0.0, 0.5)
+    with pytest.raises(ValueError, match="zeta"):
+        th.mp_stieltjes_complex(np.array([1.0, np.nan]), 0.5)
+    with pytest.raises(ValueError, match="ratio"):
+        th.mp_stieltjes_complex(1.0 + 1j, 0.0)

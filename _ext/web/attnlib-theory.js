@@ -12,6 +12,7 @@
  *   attnlib-theory-eigen.js     symmetric eigen-decomposition
  *   attnlib-theory-weights.js   pooling weights and alpha, kappa, alpha/kappa
  *   attnlib-theory-families.js  the R of the explorers' families, weights by name
+ *   attnlib-theory-mp.js        the Marchenko-Pastur density and its Stieltjes transform on the real axis
  *
  * This file defines the one public global, window.attnlibTheory, whose functions carry attnlib's names
  * and arguments:
@@ -25,6 +26,8 @@
  *   weights: mean(T), causal(T, tau, strict), optimal(R, normalize), snr(w, R), alpha(w, R), kappa(w)
  *   correlation(family, T, r, L)              R of the explorers' families (attnlib.explorers.make_process)
  *   eigh(R)                                   symmetric eigen-decomposition (Householder + QL), ascending
+ *   mp_density(x, ratio, scale)               density of scale * MP_ratio, x a number or an array
+ *   mp_stieltjes_complex(x, ratio)            G(x + i0) of MP_ratio at a real x, as [re, im]
  *
  * attnlib is the reference; tests/browser/test_js_theory.py compares the two on random points.
  * Every formula is written in numpy's order of operations, and the two libm functions whose last bit
@@ -42,10 +45,12 @@
   const { eigh } = web.eigen;
   const { mean, causal, optimal, snr, alpha, kappa } = web.weights;
   const { FAMILIES, correlation, named } = web.families;
+  const { mp_density, mp_stieltjes_complex } = web.mp;
 
   global.attnlibTheory = Object.freeze({
     bulk_density, critical_x, outlier_map, bulk_edges, mp_edges, zero_atom, thresholds, spike, spike_strength, signal,
     signal_thresholds, mean_spike, mean, causal, optimal, snr, alpha, kappa, eigh, correlation, named, FAMILIES,
+    mp_density, mp_stieltjes_complex,
     _libm: Object.freeze({ cbrt, cube, frexp, ldexp }),
   });
 })(typeof window !== "undefined" ? window : globalThis);

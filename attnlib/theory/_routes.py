@@ -1,6 +1,7 @@
 r"""Independent numerical routes to the spike formulas, used to check the closed forms.
 
-* the Stieltjes transform of :math:`\mathrm{MP}_\delta` (:func:`mp_stieltjes`);
+* the Stieltjes transform of :math:`\mathrm{MP}_\delta` (:func:`mp_stieltjes`), and on the whole complex plane,
+  with its boundary values on the support, whose imaginary part is the density (:func:`mp_stieltjes_complex`);
 * the population outlier as the root of :math:`G(\ell) = 1/\theta` (:func:`population_outlier_numeric`);
 * the Baik–Silverstein map :math:`\psi(\ell) = \ell\,(1 + \gamma\int t\,dH(t)/(\ell - t))` with its overlap
   factor :math:`\ell\psi'(\ell)/\psi(\ell)`, by quadrature over :math:`H = \kappa\,\mathrm{MP}_\delta`
@@ -21,7 +22,7 @@ from attnlib.numerics import checks as _v
 from attnlib.theory._law import mp_edges
 
 __all__ = ["mp_stieltjes", "population_outlier_numeric", "baik_silverstein", "sample_spike_resolvent",
-           "edge_overlap_ratio"]
+           "edge_overlap_ratio", "mp_stieltjes_complex"]
 
 
 def mp_stieltjes(z, ratio, *, derivative: bool = False):
@@ -215,3 +216,25 @@ def edge_overlap_ratio(theta, delta, gamma) -> float:
     if denominator <= 0.0:
         raise ValueError(f"theta must lie below the sample threshold, where the edge has no outlier; got {theta:.6g}")
     return float((1.0 - theta * b * b / db) / denominator**2)
+
+
+def mp_stieltjes_complex(zeta, ratio):
+    r"""Stieltjes transform :math:`G(\zeta) = \int d\mathrm{MP}_\text{ratio}(t)/(\zeta - t)` at any point of the plane.
+
+    ``zeta`` complex (broadcast; 0 excluded), or real: a real point :math:`\lambda` gives the boundary value
+    :math:`G(\lambda + i0)` from above, which is real outside the support and has
+    :math:`-\operatorname{Im} G(\lambda + i0)/\pi` equal to the density :func:`mp_density` inside it. With the
+    edges :math:`a, b = (1 \mp \sqrt c)^2` (c = ratio), :math:`G = (\zeta + c - 1 - \sqrt{\zeta - a}\,
+    \sqrt{\zeta - b})/(2c\zeta)`, the root of :math:`c\zeta G^2 - (\zeta + c - 1)G + 1 = 0` that behaves
+    like :math:`1/\zeta` at infinity: the product of the two principal square roots is analytic off the support
+    (its cut) and :math:`\approx \zeta` at infinity. The atom at 0 (mass 1 - 1/c when c > 1) is included.
+    Above the upper edge it is :func:`mp_stieltjes`. Returns a complex (or a complex array).
+    """
+    c = _v.positive("ratio", ratio)
+    z = np.asarray(zeta, dtype=complex)  # a real point lambda becomes lambda + 0j: the value from above
+    if not np.all(np.isfinite(z)) or np.any(z == 0):
+        raise ValueError(f"zeta must be finite and non-zero (G has a pole or a branch point at 0), got {zeta!r}")
+    lo, hi = mp_edges(c)
+    root = np.sqrt(z - lo) * np.sqrt(z - hi)  # ~ zeta at infinity; its cut is the support [lo, hi]
+    G = (z + c - 1.0 - root) / (2.0 * c * z)
+    return G if G.ndim else complex(G)

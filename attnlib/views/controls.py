@@ -19,7 +19,7 @@ from attnlib.model import positional
 from attnlib.model import weights as _w
 
 __all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "WEIGHTINGS", "GAMMA_MAX",
-           "THETA_MAX", "TAU_MAX", "on_grid", "resolve_state", "sequence_process"]
+           "THETA_MAX", "TAU_MAX", "on_grid", "resolve_state", "sequence_process", "PRIMER_VIEWS"]
 
 #: The R families offered (those of :func:`attnlib.model.positional.family`) and the named weightings
 #: (those of :func:`attnlib.model.weights.named`).
@@ -35,6 +35,9 @@ THETA_MAX = 8.0
 TAU_MAX = 8.0
 
 _GRID_TOL = 1e-9
+
+#: The views of the primer's figure (the ``view`` control): the Marchenko-Pastur law, a spike, the free product.
+PRIMER_VIEWS = ("MP law", "spike", "MP ⊠ MP")
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,10 @@ CONTROLS: dict[str, Control] = {c.name: c for c in (
             shown_when=("family", _BLOCK_FAMILIES)),
     Control("centered", "check", default=True, label="center the pooled vectors",
             help="centre the pooled vectors before forming S (uncentered: a second, vocabulary-mean spike)"),
+    Control("view", "toggle", default=PRIMER_VIEWS[0], label="view", help="what the primer's figure shows",
+            options=tuple(zip(PRIMER_VIEWS, ("the Marchenko–Pastur law MP_δ and its Stieltjes transform G",
+                                             "a spike of strength θ on MP_δ: the secular equation G(λ) = 1/θ",
+                                             "MP_δ ⊠ MP_γ against its two factors, and the spike seen in it")))),
 )}
 
 #: Which controls each explorer shows, row by row.

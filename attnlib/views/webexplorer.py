@@ -22,7 +22,10 @@ Kinds (``KINDS``): the three explorers of :mod:`attnlib.views.explorers` with th
 pooling, at the population or the sample level; controls: the R family and its parameter, delta, gamma for the
 sample level, and the ||mu||^2 of the read-out); "family" (the weights of an R family, its parameter, and the
 recovery they give); and the one-knob figures along theta "population" (theta) and "sample" (theta, gamma),
-which have no still image and are superseded by the recovery kinds (kept while chapters embed them).
+which have no still image and are superseded by the recovery kinds (kept while chapters embed them); and
+"primer" (the primer page's figure: a ``view`` switch between the Marchenko-Pastur law MP_delta with its
+Stieltjes transform, a spike of strength theta on it with the secular equation, and MP_delta ⊠ MP_gamma against
+its two factors; controls delta, gamma, theta, each shown in the views it acts in).
 """
 
 from __future__ import annotations
@@ -44,17 +47,20 @@ from attnlib.views.plotting import COLORS
 __all__ = ["KINDS", "LiveExplorer", "embed", "payload"]
 
 KINDS = ("spectrum", "phase", "weights", "bulk", "population", "sample", "population_recovery", "sample_recovery",
-         "family")
+         "family", "primer")
 
 
 @dataclass(frozen=True)
 class _Kind:
-    """Controls (rows of state fields), state fields set only here (``fixed``), new defaults and labels."""
+    """Controls (rows of state fields), state fields set only here (``fixed``), new defaults and labels, and
+    ``shown``: (control, (field, values)) pairs that show a control only while the state's field is one of the
+    values, for this kind alone (as a control's own ``shown_when``)."""
 
     rows: tuple
     fixed: tuple = ()
     defaults: tuple = ()
     labels: tuple = ()
+    shown: tuple = ()
 
 
 _R_FAMILY = ("family", "r", "L")
@@ -73,6 +79,10 @@ _KINDS = {  # the rows of "spectrum", "phase" and "weights" are the ipywidgets e
     "sample_recovery": _Kind((_R_FAMILY, ("delta", "gamma", "mu_norm2")),
                              defaults=(("family", "prefix"), ("gamma", 1.0), ("mu_norm2", 0.5)), **_RECOVERY),
     "family": _Kind((_R_FAMILY,), fixed=(("T", 16), ("delta", 0.5), ("gamma", 0.25), ("mu_norm2", 0.5))),
+    "primer": _Kind((("view",), ("delta", "gamma", "theta")), defaults=(("theta", 2.0),),
+                    labels=(("theta", "θ (spike)"),),
+                    shown=(("gamma", ("view", controls.PRIMER_VIEWS[2:])),
+                           ("theta", ("view", controls.PRIMER_VIEWS[1:])))),
 }
 _PRINT_DPI = 150  # the still images are for print
 # How a fixed parameter given to payload() is checked.
@@ -99,8 +109,9 @@ def _spec(name: str, kind: str) -> dict:
         spec.update(low=int(control.low), high=control.high if isinstance(control.high, str) else int(control.high))
     elif control.options:
         spec["options"] = [[value, text] for value, text in control.options]
-    if control.shown_when:
-        spec["shown_when"] = [control.shown_when[0], list(control.shown_when[1])]
+    when = dict(_KINDS[kind].shown).get(name, control.shown_when)
+    if when:
+        spec["shown_when"] = [when[0], list(when[1])]
     return spec
 
 

@@ -216,4 +216,6 @@ def simulations(kind: str, state: dict, fixed: dict) -> dict:
         return _sign_draws(state)
     if kind == "family":
         return _family_draws(state, fixed)
+    if kind == "primer":
+        return {}  # theory only: the primer's own figures put the laws over simulated spectra
     raise ValueError(f"kind must be one of the live figures' kinds, got {kind!r}")

@@ -16,7 +16,7 @@ import numpy as np
 from attnlib.model import positional
 from attnlib import theory
 from attnlib.model import weights as _w
-from attnlib.views import figures
+from attnlib.views import controls, figures
 from attnlib.views.plotting import COLORS
 
 __all__ = ["KINDS", "still", "recovery_curves", "MU2_MAX"]
@@ -178,9 +178,73 @@ def _family_still(data: dict):
     return fig
 
 
+def _primer_law(left, right, delta):
+    lo, hi = theory.mp_edges(delta)
+    x = lo + (hi - lo) * (1 - np.cos(np.pi * np.linspace(0, 1, 400))) / 2  # dense near the edges
+    axis = np.linspace(-0.25 * hi, 1.3 * hi, 601)
+    axis = axis[axis != 0]  # G has its pole or branch point at 0
+    G = theory.mp_stieltjes_complex(axis, delta)
+    left.plot(x, theory.mp_density(x, delta), color=COLORS["theory"], label="MP_δ density; Re G(λ + i0)")
+    right.plot(axis, G.real, color=COLORS["theory"])
+    right.plot(axis, -G.imag / np.pi, color=COLORS["mean"], ls="--", label="−Im G(λ + i0)/π")
+    right.axhline(0, color=COLORS["edge"], lw=1)
+    g_edge = theory.mp_stieltjes_complex(hi, delta).real
+    right.set(ylim=(-1.3 * g_edge, 1.3 * g_edge), xlabel="λ (real axis)", ylabel="G(λ + i0)",
+              title="its Stieltjes transform on the real axis")
+    left.set(xlabel="eigenvalue λ of W", ylabel="density", title=f"MP_δ, δ = {delta:g}")
+
+
+def _primer_spike(left, right, delta, theta):
+    lo, hi = theory.mp_edges(delta)
+    x = np.linspace(lo, hi, 400)
+    top = theory.spike(theta, delta, 1.0).population_eigenvalue  # nan below the threshold
+    axis = np.linspace(hi, 1.08 * np.nanmax([1.6 * hi, top]), 300)
+    left.plot(x, theory.mp_density(x, delta), color=COLORS["theory"], label="MP_δ density; G(λ) above the bulk")
+    left.axvline(top, color=COLORS["causal"], ls="--", lw=1.5, label="outlier λ_pop; the level 1/θ")
+    right.plot(axis, theory.mp_stieltjes_complex(axis, delta).real, color=COLORS["theory"])
+    if theta > 0:
+        right.axhline(1 / theta, color=COLORS["causal"], ls="--", lw=1.5)
+    left.set(xlabel="eigenvalue λ of W + θĥĥᵀ", ylabel="density", title=f"θ = {theta:g}, δ = {delta:g}")
+    right.set(xlabel="λ above the bulk", ylabel="G(λ)", title="the secular equation G(λ) = 1/θ")
+
+
+def _primer_product(left, right, delta, gamma, theta):
+    sp = theory.spike(theta, delta, gamma)
+    right_end = np.nanmax([theory.bulk_edges(delta, gamma)[1], theory.mp_edges(delta)[1],
+                           theory.mp_edges(gamma)[1], sp.sample_eigenvalue])
+    grid = np.linspace(0, 1.08 * right_end, 700)
+    left.plot(grid, theory.mp_density(grid, delta), color=COLORS["mean"], ls="--", label="MP_δ")
+    left.plot(grid, theory.mp_density(grid, gamma), color=COLORS["optimal"], ls="-.", label="MP_γ")
+    left.plot(grid, theory.bulk_density(grid, delta, gamma), color=COLORS["theory"], lw=2, label="MP_δ ⊠ MP_γ")
+    left.axvline(sp.sample_eigenvalue, color=COLORS["causal"], ls="--", lw=1.5, label="outlier of S")
+    thetas = np.linspace(0, controls.THETA_MAX, 400)
+    curves = theory.spike(thetas, delta, gamma)
+    right.plot(thetas, curves.population_overlap, color=COLORS["mean"], ls="--", label="cos²(v_pop, ĥ)")
+    right.plot(thetas, curves.sample_overlap, color=COLORS["causal"], label="cos²(v̂, ĥ)")
+    right.axvline(theta, color="black", ls="--", lw=1)
+    left.set(xlabel="eigenvalue λ", ylabel="density", title=f"δ = {delta:g}, γ = {gamma:g}")
+    right.set(xlabel="θ", ylabel="squared overlap with ĥ", ylim=(0, 1.02), title="sampling delays the transition")
+
+
+def _primer_still(data: dict):
+    """The primer's figure in its starting view (the same curves as the live figure, from attnlib.theory)."""
+    s = data["state"]
+    fig, (left, right) = _figure(2, 3.2)
+    if s["view"] == controls.PRIMER_VIEWS[0]:
+        _primer_law(left, right, s["delta"])
+    elif s["view"] == controls.PRIMER_VIEWS[1]:
+        _primer_spike(left, right, s["delta"], s["theta"])
+    else:
+        _primer_product(left, right, s["delta"], s["gamma"], s["theta"])
+    for ax in (left, right):
+        ax.title.set_fontsize(9)
+    _legend(fig)
+    return fig
+
+
 _STILLS = {"spectrum": _explorer_still, "phase": _explorer_still, "weights": _explorer_still,
            "bulk": _bulk_still, "population_recovery": _recovery_still, "sample_recovery": _recovery_still,
-           "family": _family_still}
+           "family": _family_still, "primer": _primer_still}
 #: The kinds that have a still image.
 KINDS = tuple(_STILLS)
 

@@ -70,6 +70,8 @@ def expected(kind: str, s: dict, f: dict) -> dict:
         edge = theory.mp_edges(s["delta"])[1] if population else theory.bulk_edges(s["delta"], gamma)[1]
         out["edge"] = [edge, s["mu_norm2"] / (s["mu_norm2"] + s["delta"])]
         return out
+    if kind == "primer":
+        return _primer(s)
     assert kind == "family", kind
     process = _process({**f, **s})
     out = {}
@@ -79,6 +81,21 @@ def expected(kind: str, s: dict, f: dict) -> dict:
         out[name] = [a, k, a / k, theory.signal(f["delta"], f["gamma"], a, k, f["mu_norm2"]).sample_overlap]
     out["lambda_max"] = [float(np.linalg.eigvalsh(process.R)[-1])]
     return out
+
+
+def _primer(s: dict) -> dict:
+    """The primer's read-out, which depends on its view (the Marchenko-Pastur law, a spike, the free product)."""
+    view, delta, gamma = s["view"], s["delta"], s["gamma"]
+    if view == "MP law":
+        lo, hi = theory.mp_edges(delta)
+        return {"edges": [lo, hi], "g_edge": [theory.mp_stieltjes_complex(hi, delta).real]}
+    sp = theory.spike(s["theta"], delta, gamma)
+    if view == "spike":
+        return {"threshold": [theory.thresholds(delta, gamma)[0]], "outlier": [sp.population_eigenvalue],
+                "overlap": [sp.population_overlap]}
+    assert view == "MP ⊠ MP", view
+    return {"edges": list(theory.bulk_edges(delta, gamma)), "thresholds": list(theory.thresholds(delta, gamma)),
+            "sample": [sp.sample_eigenvalue, sp.sample_overlap]}
 
 
 def readout_problems(kind: str, state: dict, fixed: dict, rows: list[dict]) -> list[str]:
