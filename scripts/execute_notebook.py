@@ -3,7 +3,7 @@
 
 Usage:
     python scripts/execute_notebook.py book/01_model.md [book/02_other.md ...]
-    python scripts/execute_notebook.py --all      # every book/[0-9]*.md and book/intro.md
+    python scripts/execute_notebook.py --all      # every notebook page of book/ (notebook_pages())
 
 For each MyST-markdown chapter (a jupytext notebook, ``formats: ipynb,md:myst``):
 
@@ -61,6 +61,12 @@ class CurrentEnvKernelSpecManager(KernelSpecManager):
                 **ipykernel.kernelspec.get_kernel_dict(),
             )
         return super().get_kernel_spec(kernel_name)
+
+
+def notebook_pages() -> list[Path]:
+    """The pages of book/ that are notebooks: each .md with a paired .ipynb (the introduction first)."""
+    pages = sorted(md for md in BOOK.glob("*.md") if md.with_suffix(".ipynb").exists())
+    return sorted(pages, key=lambda md: md.name != "intro.md")
 
 
 def _cells_signature(nb):
@@ -201,11 +207,11 @@ def execute_chapter(md_path: Path) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapters", nargs="*", type=Path, help="chapter .md files")
-    parser.add_argument("--all", action="store_true", help="every book/[0-9]*.md and book/intro.md")
+    parser.add_argument("--all", action="store_true", help="every notebook page of book/ (a paired .ipynb)")
     args = parser.parse_args(argv)
     chapters = list(args.chapters)
     if args.all:
-        chapters += [BOOK / "intro.md"] + sorted(BOOK.glob("[0-9]*.md"))
+        chapters += notebook_pages()
     if not chapters:
         parser.error("give chapter .md files or --all")
     total = 0.0
