@@ -41,7 +41,7 @@ class Kurtosis:
 
     @property
     def how(self) -> str:
-        """The method in words: "exact, law of m sequences" or "sampled, n sequences"."""
+        """The method in words, "exact, law of m sequences" or "sampled, n sequences"."""
         return (f"exact, law of {self.sequences:,} sequences" if self.method == "exact" else
                 f"sampled, {self.sequences:,} sequences")
 

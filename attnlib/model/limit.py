@@ -36,8 +36,8 @@ def _field(name: str, value, check):
 class Onset(enum.Enum):
     """Where the outlier of one transition starts, as ||mu||^2 grows (the ``state`` of a :class:`Threshold`)."""
 
-    ABOVE = "above a threshold ||mu||^2 >= 0"
-    ALWAYS = "at every ||mu||^2 >= 0"
+    ABOVE = "above a threshold ‖μ‖² ≥ 0"
+    ALWAYS = "at every ‖μ‖² ≥ 0"
     NEVER = "never"
 
 
@@ -47,9 +47,9 @@ class Threshold:
 
     ``theta``: the critical strength theta_c (units of kappa, :func:`attnlib.theory.thresholds`);
     ``mu_norm2``: the ||mu||^2 at which the strength alpha (||mu||^2 + delta)/kappa reaches it; ``state``:
-    :attr:`Onset.ABOVE` (the outlier exists for ||mu||^2 > ``mu_norm2`` >= 0), :attr:`Onset.ALWAYS` (already
+    ``Onset.ABOVE`` (the outlier exists for ||mu||^2 > ``mu_norm2`` >= 0), ``Onset.ALWAYS`` (already
     crossed at ||mu||^2 = 0 by the vocabulary's own class split, of strength (alpha/kappa) delta: the outlier
-    exists at every ||mu||^2 >= 0 and ``mu_norm2`` is 0.0) or :attr:`Onset.NEVER` (alpha = 0: ``mu_norm2`` is
+    exists at every ||mu||^2 >= 0 and ``mu_norm2`` is 0.0) or ``Onset.NEVER`` (alpha = 0: ``mu_norm2`` is
     inf).
     """
 
@@ -61,7 +61,7 @@ class Threshold:
     def describe(self) -> str:
         """This transition in words: its critical theta, and from which ||mu||^2 on its outlier exists."""
         name = "θ_pop" if self.transition == "population" else "θ_smp"
-        where = {Onset.ALWAYS: "at every ‖μ‖² ≥ 0, already crossed at ‖μ‖² = 0",
+        where = {Onset.ALWAYS: f"{Onset.ALWAYS.value}, already crossed at ‖μ‖² = 0",
                  Onset.NEVER: "never (α = wᵀRw = 0: no signal in the pooled vectors)"}
         return f"{self.transition} outlier (θ > {name} = {self.theta:.4g}): " + where.get(
             self.state, f"for ‖μ‖² > {self.mu_norm2:.4g}")

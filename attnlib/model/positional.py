@@ -12,7 +12,7 @@ From data, :func:`estimate` takes observed sign sequences: R is their empirical 
 redraws the observed sequences (each with a random overall sign, so that E[xi_t] = 0).
 
 Most processes also know their exact law (:meth:`SignProcess.law`: every sequence with its probability), which
-gives exact moments of the pooled sign w^T xi (:mod:`attnlib.model.kurtosis`); Gaussian signs have none.
+gives exact moments of the pooled sign w^T xi (``attnlib.model.kurtosis``); Gaussian signs have none.
 """
 
 from __future__ import annotations

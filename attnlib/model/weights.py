@@ -41,10 +41,9 @@ def optimal(R, *, normalize: str = "sum", tol: float = 1e-10) -> np.ndarray:
     eigenspace is orthogonal to the uniform vector), the projection of the first basis vector e_0 (then e_1,
     ...) is used instead, so the choice never depends on how LAPACK orders a degenerate eigenbasis.
 
-    normalize : "sum" (default, the scaling of the name "optimal"; weights sum to 1, an attention distribution)
-        or "norm" (unit Euclidean norm,
-        sign chosen so that the weights sum to a positive number, or, if they sum to ~0, so that the first
-        non-negligible weight is positive). "sum" raises ValueError when the optimal weights sum to ~0
+    normalize : "sum" (default, the scaling of the name "optimal": weights sum to 1, an attention
+        distribution) or "norm" (unit Euclidean norm, sign chosen so that the weights sum to a positive number,
+        or, if they sum to ~0, so that the first non-negligible weight is positive). "sum" raises ValueError when the optimal weights sum to ~0
         (e.g. anti-correlated R), where only "norm" makes sense.
     """
     R = _v.correlation_matrix("R", R)
@@ -353,8 +352,7 @@ def snr_table(processes: dict, taus=(0.0,), *, nonnegative: bool = False) -> tup
 
     Returns (headers, rows); each row is [name, lambda_max(R), alpha/kappa for each weighting of
     :func:`weightings`...] (the column "optimal" also holds the unit-norm optimum of an R without a sum-1 one),
-    and, with
-    ``nonnegative=True``, a last column "best w ≥ 0": the value of :func:`optimal_nonnegative`, the best
+    and, with ``nonnegative=True``, a last column "best w ≥ 0": the value of :func:`optimal_nonnegative`, the best
     alpha/kappa attention weights (non-negative) can reach.
     """
     headers = None

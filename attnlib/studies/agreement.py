@@ -3,8 +3,8 @@ limit, the predicted finite-d sd and a z-score (:func:`agreement`; shown by :fun
 
 The quantities are the top eigenvalue of the centred ``S`` (``"top"``) and the squared overlaps of its top
 eigenvector with the class centroid h (``"overlap_h"``) and with u = mu/||mu|| (``"overlap_u"``). Their limits
-are those of :meth:`attnlib.Setting.signal` and :meth:`~attnlib.Setting.signal_h`, at the setting's exact
-ratios. Their predicted per-draw sd is the leading finite-d fluctuation,
+are those of :meth:`~attnlib.model.setting.Setting.signal` and :meth:`~attnlib.model.setting.Setting.signal_h`,
+at the setting's exact ratios. Their predicted per-draw sd is the leading finite-d fluctuation,
 :func:`attnlib.theory.fluctuations.outlier_sd` for the eigenvalue and
 :func:`attnlib.theory.overlap_fluctuations.spike_variance` for the overlaps, with the kurtosis of the pooled
 sign from the sign process (:func:`attnlib.model.kurtosis.pooled_kurtosis`: exact by enumerating its law when it
@@ -15,7 +15,8 @@ handful of trials, where the spread of the draws is itself uncertain.
 No Gaussian prediction exists without an outlier (below the sample threshold, the top eigenvalue sits at the
 bulk edge with Tracy-Widom fluctuations), within :data:`WINDOWS` window widths of the sample threshold (the
 critical window, where the fluctuations are of order d^(-2/3) and not Gaussian) or for u at ||mu||^2 = 0
-(there is no u): the row then says why, and its predicted sd and z are ``nan``.
+(there is no u), nor for a setting with model ``options`` (noise law, covariance, token frequencies): the row
+then says why, and its predicted sd and z are ``nan``.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def prediction(setting: Setting, quantity: str, beta4: float) -> tuple[float, fl
         limit = setting.bulk_edges()[1] if quantity == "top" else 0.0
         return float(limit), float("nan"), "no outlier: below the sample threshold (limit: bulk edge or 0)"
     limit = float(spike.sample_eigenvalue if quantity == "top" else spike.sample_overlap)
+    if setting.options is not None:
+        return limit, float("nan"), "a model variant (options): the fluctuations are predicted for the book's model"
     delta, gamma, d = setting.delta, setting.gamma, setting.d
     if fluctuations.window_position(setting.theta, delta, gamma, d) < WINDOWS:
         return limit, float("nan"), f"within {WINDOWS:g} window widths of the sample threshold: not Gaussian"

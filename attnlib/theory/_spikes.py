@@ -157,8 +157,8 @@ def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
     The top eigenvector aligns with h = mu + Zs/V; cos^2(h, u) -> ||mu||^2 / (||mu||^2 + delta), so both overlaps
     carry that factor. At ||mu||^2 = 0 there is no direction u (mu/||mu|| is 0/0): both overlaps are ``nan``
     there, while the eigenvalues are defined (the outlier, if any, carries the vocabulary's own class split
-    Zs/V: use :meth:`attnlib.Setting.signal_h` for its overlap with h). All arguments broadcast together; an
-    argument that does not raises a ValueError naming it.
+    Zs/V: use :meth:`attnlib.model.setting.Setting.signal_h` for its overlap with h). All arguments broadcast
+    together; arguments that do not raise a ValueError naming them.
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     together(delta=delta, gamma=gamma, alpha=alpha, kappa=kappa, mu_norm2=mu_norm2)
@@ -183,7 +183,7 @@ def signal_thresholds(delta, gamma, alpha, kappa, *, clip: bool = True):
     ||mu||^2 > theta_c kappa / alpha - delta. Where that is negative the outlier exists at every ||mu||^2 (at 0
     it carries only the vocabulary's class split Zs/V, of strength (alpha/kappa) delta): the threshold is then
     0, or, with ``clip=False``, the negative value itself. With alpha = 0 it is inf (never). All arguments
-    broadcast together. For one setting, :meth:`attnlib.Setting.signal_thresholds` returns the same numbers as
+    broadcast together. For one setting, :meth:`attnlib.model.setting.Setting.signal_thresholds` returns the same numbers as
     a record that says in words which case holds.
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)

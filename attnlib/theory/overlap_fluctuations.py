@@ -12,45 +12,47 @@ Derivation. Condition on the tokens. The centred pooled vectors are the columns 
 :math:`Y = Z P A_0^\top`, where ``P`` removes the directions s and 1 of R^V from the noise ``Z`` and :math:`A_0`
 is the token-weight matrix with its class part removed. Since ``Z`` is Gaussian, h = mu + Zs/V is independent
 of ``Y`` and the law of ``Y`` is invariant under rotations of R^d: the direction :math:`\hat h = h/\|h\|` is
-uniform with respect to ``Y``. With :math:`Y' = Y/\sqrt N`, :math:`b = a/\|a\|`, :math:`\sigma^2 =
-\hat\alpha\|h\|^2` and the resolvents :math:`R = (\lambda - Y'Y'^\top)^{-1}`, :math:`\tilde R = (\lambda -
-Y'^\top Y')^{-1}`, an eigenvector ``v`` of :math:`S = XX^\top/N = (Y' + \sigma\hat h b^\top)(\cdot)^\top` with
-eigenvalue :math:`\lambda` outside the bulk solves :math:`v = \sigma R[m\hat h + pY'b]` with :math:`p =
-\hat h^\top v`, :math:`m = b^\top Y'^\top v + \sigma p`. Projecting on :math:`\hat h` and :math:`Y'b` gives,
-with :math:`A = \hat h^\top R\hat h`, :math:`B = b^\top\tilde Rb`, :math:`C = \hat h^\top RY'b` (and
-:math:`Y'^\top RY' = \lambda\tilde R - 1`), the secular equation and the overlap
+uniform with respect to ``Y``. With :math:`Y' = Y/\sqrt N`, :math:`b = a/\|a\|`, :math:`\mathsf s^2 =
+\hat\alpha\|h\|^2` and the resolvents :math:`Q = (\lambda - Y'Y'^\top)^{-1}`, :math:`\tilde Q = (\lambda -
+Y'^\top Y')^{-1}`, an eigenvector ``v`` of :math:`S = XX^\top/N = (Y' + \mathsf s\hat h b^\top)(\cdot)^\top`
+with eigenvalue :math:`\lambda` outside the bulk solves :math:`v = \mathsf s Q[\mathsf m\hat h + pY'b]` with
+:math:`p = \hat h^\top v`, :math:`\mathsf m = b^\top Y'^\top v + \mathsf s p`. Projecting on :math:`\hat h` and
+:math:`Y'b` gives, with the quadratic forms :math:`\mathsf a_k = \hat h^\top Q^k\hat h`, :math:`\mathsf b_k =
+b^\top\tilde Q^k b`, :math:`\mathsf c_k = \hat h^\top Q^kY'b` (k = 1, 2; and :math:`Y'^\top QY' =
+\lambda\tilde Q - 1`), the secular equation and the overlap
 
-.. math:: (1 - \sigma C)^2 = \sigma^2\lambda AB, \qquad
-          \langle v, \hat h\rangle^2 = \Big[\frac{(1 - \sigma C)^2 A_2}{A^2} + \frac{2\sigma(1 - \sigma C)C_2}{A}
-          + \sigma^2(\lambda B_2 - B)\Big]^{-1},
+.. math:: (1 - \mathsf s\mathsf c_1)^2 = \mathsf s^2\lambda\mathsf a_1\mathsf b_1, \qquad
+          \langle v, \hat h\rangle^{-2} = \frac{(1 - \mathsf s\mathsf c_1)^2\mathsf a_2}{\mathsf a_1^2}
+          + \frac{2\mathsf s(1 - \mathsf s\mathsf c_1)\mathsf c_2}{\mathsf a_1}
+          + \mathsf s^2(\lambda\mathsf b_2 - \mathsf b_1).
 
-with :math:`A_2 = \hat h^\top R^2\hat h`, :math:`B_2 = b^\top\tilde R^2b`, :math:`C_2 = \hat h^\top R^2Y'b`.
-At leading order :math:`A \to G(\lambda)`, the Stieltjes transform of the bulk
+At leading order :math:`\mathsf a_1 \to G(\lambda)`, the Stieltjes transform of the bulk
 :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` (:math:`G = (1 + 1/x)/\lambda` at
-:math:`\lambda = z(x)`), :math:`B \to \tilde G = \gamma G + (1 - \gamma)/\lambda` (the same spectrum seen from
-the N side), :math:`C \to 0`, :math:`A_2 \to -G'`, :math:`B_2 \to -\tilde G'`, :math:`\sigma^2 \to \kappa\theta`:
-the secular equation gives :math:`\lambda = z(x)` and the overlap :math:`(x^3 - \sigma_2x - 2\sigma_3) /
-(x^2(x + \gamma))`, the limits of :mod:`attnlib.theory`. The fluctuations of order :math:`d^{-1/2}` are those
-of the inputs, independent at leading order:
+:math:`\lambda = z(x)`), :math:`\mathsf b_1 \to \tilde G = \gamma G + (1 - \gamma)/\lambda` (the same spectrum
+seen from the N side), :math:`\mathsf c_k \to 0`, :math:`\mathsf a_2 \to -G'`, :math:`\mathsf b_2 \to
+-\tilde G'`, :math:`\mathsf s^2 \to \kappa\theta`: the secular equation gives :math:`\lambda = z(x)` and the
+overlap :math:`(x^3 - \sigma_2x - 2\sigma_3) / (x^2(x + \gamma))`, the limits of :mod:`attnlib.theory`. The
+fluctuations of order :math:`d^{-1/2}` are those of the inputs, independent at leading order:
 
-* :math:`(A, A_2)`: quadratic forms of the uniform :math:`\hat h`,
-  :math:`\mathrm{Cov}(\hat h^\top R^i\hat h, \hat h^\top R^j\hat h) = \frac2d[\tau_{i+j} - \tau_i\tau_j]`,
-  :math:`\tau_k = \frac1d\mathrm{tr}R^k = (-1)^{k-1}G^{(k-1)}/(k-1)!`;
-* :math:`(B, B_2)`: the same on the N side with :math:`\frac2N` and :math:`\tilde G` (the pooled sign's
-  kurtosis cancels in the unit vector ``b``, the diagonal of :math:`\tilde R` being flat);
-* :math:`(C, C_2)`: linear in :math:`\hat h`, mean 0, :math:`\mathrm{Cov} = \frac1d b^\top Y'^\top R^{i+j}Y'b
-  \to \frac1d[\lambda\tilde\tau_{i+j} - \tilde\tau_{i+j-1}]`;
-* :math:`\sigma^2`: :math:`\hat\alpha/\alpha - 1` has variance :math:`(\beta_4 - 1)/N`, and
-  :math:`\|h\|^2 = \|\mu\|^2 + 2\|\mu\|t + \|q\|^2` with :math:`t = u^\top q \sim N(0, \delta/d)` and
+* :math:`\mathsf a_1, \mathsf a_2`: quadratic forms of the uniform :math:`\hat h`,
+  :math:`\mathrm{Cov}(\mathsf a_i, \mathsf a_j) = \frac2d[\tau_{i+j} - \tau_i\tau_j]`,
+  :math:`\tau_k = \frac1d\mathrm{tr}\,Q^k = (-1)^{k-1}G^{(k-1)}/(k-1)!`;
+* :math:`\mathsf b_1, \mathsf b_2`: the same on the N side with :math:`\frac2N` and :math:`\tilde G` (the
+  kurtosis of the pooled sign cancels in the unit vector ``b``, the diagonal of :math:`\tilde Q` being flat);
+* :math:`\mathsf c_1, \mathsf c_2`: linear in :math:`\hat h`, mean 0, :math:`\mathrm{Cov}(\mathsf c_i,
+  \mathsf c_j) = \frac1d b^\top Y'^\top Q^{i+j}Y'b \to \frac1d[\lambda\tilde\tau_{i+j} - \tilde\tau_{i+j-1}]`;
+* :math:`\mathsf s^2`: :math:`\hat\alpha/\alpha - 1` has variance :math:`(\operatorname{kurt}(w^\top\xi) -
+  1)/N`, and :math:`\|h\|^2 = \|\mu\|^2 + 2\|\mu\|t + \|q\|^2` with :math:`t = u^\top q \sim N(0, \delta/d)` and
   :math:`\mathrm{Var}\|q\|^2 = 2\delta^2/d`.
 
 Linearising the secular equation gives the fluctuation of :math:`\lambda` (the inputs then move with it
 through :math:`G'`, :math:`G''`), and the overlap formula that of :math:`\langle v,\hat h\rangle^2`. For u:
-:math:`\langle v, u\rangle = \langle v,\hat h\rangle c + \varepsilon` with :math:`c^2 = \cos^2(h, u) =
-(\|\mu\| + t)^2/\|h\|^2` and :math:`\varepsilon`, the part of ``v`` orthogonal to :math:`\hat h` on ``u``, of
-variance :math:`(1 - \langle v,\hat h\rangle^2)(1 - c^2)/d` (the law of ``Y`` is invariant under rotations
-fixing :math:`\hat h`). So :math:`\delta\langle v,u\rangle^2 = c^2\delta\langle v,\hat h\rangle^2 +
-\langle v,\hat h\rangle^2\delta c^2 + 2\langle v,\hat h\rangle c\,\varepsilon`.
+:math:`\langle v, u\rangle = \langle v,\hat h\rangle c + \epsilon_\perp` with :math:`c^2 = \cos^2(h, u) =
+(\|\mu\| + t)^2/\|h\|^2` and :math:`\epsilon_\perp`, the part of ``v`` orthogonal to :math:`\hat h` on ``u``,
+of variance :math:`(1 - \langle v,\hat h\rangle^2)(1 - c^2)/d` (the law of ``Y`` is invariant under rotations
+fixing :math:`\hat h`). So the fluctuation of :math:`\langle v,u\rangle^2` is :math:`c^2` times that of
+:math:`\langle v,\hat h\rangle^2`, plus :math:`\langle v,\hat h\rangle^2` times that of :math:`c^2`, plus
+:math:`2\langle v,\hat h\rangle c\,\epsilon_\perp`.
 
 Like :func:`~attnlib.theory.fluctuations.outlier_variance` this fails near the sample threshold, where
 :math:`z'(x) \to 0` and the fluctuations are of order :math:`d^{-2/3}`; neglected are relative corrections of

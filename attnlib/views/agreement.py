@@ -18,8 +18,8 @@ from attnlib.views.tables import markdown_table, markdown_text, pm, sig
 __all__ = ["Comparison", "compare", "HEADERS"]
 
 #: The columns of the table.
-HEADERS = ("setting", "quantity", "trials", "simulated mean ± se", "sd", "theory", "predicted sd", "z")
-_NAMES = {"top": "top eigenvalue", "overlap_h": "overlap with h", "overlap_u": "overlap with u"}
+HEADERS = ("setting", "quantity", "trials", "mean ± se", "sd", "limit", "predicted sd", "z")
+_NAMES = {"top": "top eigenvalue", "overlap_h": "overlap, h", "overlap_u": "overlap, u"}
 _LABELS = {"top": "top eigenvalue of $S$", "overlap_h": r"overlap with $h$", "overlap_u": r"overlap with $\mu$"}
 
 
