@@ -22,7 +22,8 @@ Where a new piece goes: a formula or a law in :mod:`attnlib.theory`; a model var
 :mod:`attnlib.model`; a way to draw or to loop over draws in :mod:`attnlib.engine`; a chapter's analysis in
 :mod:`attnlib.studies`; a figure or a table in :mod:`attnlib.views`.
 
-The public contract, importable from here: :class:`Setting`, :func:`simulate`, :func:`sweep`, :class:`Limit`,
+The public contract, importable from here: :class:`Setting`, :func:`simulate`, :func:`sweep`, :func:`compare`
+(theory against simulation), :class:`Limit`,
 :mod:`attnlib.theory` and :mod:`attnlib.weights` (= :mod:`attnlib.model.weights`), :mod:`attnlib.positional`
 (= :mod:`attnlib.model.positional`).
 """
@@ -33,7 +34,8 @@ from attnlib.engine.simulation import simulate
 from attnlib.model import positional, weights
 from attnlib.model.limit import Limit
 from attnlib.model.setting import Setting
+from attnlib.views.agreement import compare
 
 __all__ = ["numerics", "theory", "model", "engine", "studies", "views", "positional", "weights", "Limit",
-           "Setting", "simulate", "sweep"]
+           "Setting", "simulate", "sweep", "compare"]
 __version__ = "0.3.0"

@@ -45,8 +45,8 @@ class Sweep:
     """Results of :func:`sweep`: arrays over (settings, trials, k) and the settings they belong to.
 
     ``eigenvalues``: the top ``k`` eigenvalues of each draw, descending; ``overlap_u``, ``overlap_h``,
-    ``overlap_g``: squared cosines of the j-th eigenvector with u = mu/||mu||, the class centroid h = mu + Zs/V
-    and the vocabulary mean g = Z1/V; ``spectra``: all d eigenvalues (settings, trials, d) when asked for, else
+    ``overlap_g``: squared cosines of the j-th eigenvector with u = mu/||mu|| (``nan`` for a setting with
+    ||mu||^2 = 0, where u does not exist), the class centroid h = mu + Zs/V and the vocabulary mean g = Z1/V; ``spectra``: all d eigenvalues (settings, trials, d) when asked for, else
     None; ``densities``: with ``spectrum="slq"``, the ``attnlib.engine.slq.SpectralDensity`` of each draw as
     a tuple (settings) of tuples (trials), else None (:meth:`density` pools a setting's trials). ``top`` and
     ``second`` are ``eigenvalues[:, :, 0]`` and ``[:, :, 1]``.

@@ -93,6 +93,8 @@ class Draw:
 
     @property
     def overlap_u(self) -> float:
+        """The squared cosine of the top eigenvector with u = mu/||mu|| (``nan`` at ||mu||^2 = 0, where u does
+        not exist)."""
         return float(self.overlaps[0, 0])
 
     @property

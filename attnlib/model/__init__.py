@@ -2,6 +2,7 @@
 
 * :mod:`~attnlib.model.positional`: sign processes and their correlation R;
 * :mod:`~attnlib.model.weights`: pooling weights, alpha/kappa and the optimum;
+* :mod:`~attnlib.model.kurtosis`: the kurtosis of the pooled sign w^T xi (exact, or sampled);
 * :mod:`~attnlib.model.limit`: :class:`~attnlib.model.limit.Limit`, the ratios the theory is a function of;
 * :mod:`~attnlib.model.setting`: :class:`~attnlib.model.setting.Setting`, a finite setting (valid once built);
 * :mod:`~attnlib.model.noise`, :mod:`~attnlib.model.frequencies` and :mod:`~attnlib.model.variants`: the
@@ -13,8 +14,8 @@
 Imports only :mod:`attnlib.numerics` and :mod:`attnlib.theory`.
 """
 
-from attnlib.model import (frequencies, generative, k_classes, limit, noise, pooling, positional, setting,
-                           variants, weights)
+from attnlib.model import (frequencies, generative, k_classes, kurtosis, limit, noise, pooling, positional,
+                           setting, variants, weights)
 
-__all__ = ["positional", "weights", "limit", "setting", "noise", "frequencies", "variants", "generative",
+__all__ = ["positional", "weights", "kurtosis", "limit", "setting", "noise", "frequencies", "variants", "generative",
            "pooling", "k_classes"]

@@ -70,9 +70,10 @@ class Vocabulary:
 
     @property
     def u(self) -> np.ndarray:
-        """The signal direction mu/||mu|| (e_1 when mu = 0)."""
+        """The signal direction mu/||mu||; all ``nan`` when mu = 0, where there is no signal direction (so every
+        overlap with u is ``nan`` there, never the overlap with an arbitrary direction)."""
         n = np.linalg.norm(self.mu)
-        return self.mu / n if n > 0 else np.eye(self.d)[0]
+        return self.mu / n if n > 0 else np.full(self.d, np.nan)
 
     @property
     def noise(self) -> np.ndarray:

@@ -16,6 +16,7 @@ and :class:`~attnlib.model.setting.Setting` delegates to it.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,12 +25,76 @@ from attnlib.numerics import checks as _v
 from attnlib import theory
 from attnlib.model import weights as _w
 
-__all__ = ["Limit"]
+__all__ = ["Limit", "Onset", "Threshold", "SignalThresholds"]
 
 
 def _field(name: str, value, check):
     arr = np.asarray(check(name, value, allow_array=True), dtype=float)
     return float(arr) if arr.ndim == 0 else arr
+
+
+class Onset(enum.Enum):
+    """Where the outlier of one transition starts, as ||mu||^2 grows (the ``state`` of a :class:`Threshold`)."""
+
+    ABOVE = "above a threshold ‖μ‖² ≥ 0"
+    ALWAYS = "at every ‖μ‖² ≥ 0"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """One transition of the signal spike (``"population"`` or ``"sample"``).
+
+    ``theta``: the critical strength theta_c (units of kappa, :func:`attnlib.theory.thresholds`);
+    ``mu_norm2``: the ||mu||^2 at which the strength alpha (||mu||^2 + delta)/kappa reaches it; ``state``:
+    ``Onset.ABOVE`` (the outlier exists for ||mu||^2 > ``mu_norm2`` >= 0), ``Onset.ALWAYS`` (already
+    crossed at ||mu||^2 = 0 by the vocabulary's own class split, of strength (alpha/kappa) delta: the outlier
+    exists at every ||mu||^2 >= 0 and ``mu_norm2`` is 0.0) or ``Onset.NEVER`` (alpha = 0: ``mu_norm2`` is
+    inf).
+    """
+
+    transition: str
+    theta: float
+    mu_norm2: float
+    state: Onset
+
+    def describe(self) -> str:
+        """This transition in words: its critical theta, and from which ||mu||^2 on its outlier exists."""
+        name = "θ_pop" if self.transition == "population" else "θ_smp"
+        where = {Onset.ALWAYS: f"{Onset.ALWAYS.value}, already crossed at ‖μ‖² = 0",
+                 Onset.NEVER: "never (α = wᵀRw = 0: no signal in the pooled vectors)"}
+        return f"{self.transition} outlier (θ > {name} = {self.theta:.4g}): " + where.get(
+            self.state, f"for ‖μ‖² > {self.mu_norm2:.4g}")
+
+
+@dataclass(frozen=True)
+class SignalThresholds:
+    """The thresholds of the signal spike of one setting, in ||mu||^2 and in theta, with their state.
+
+    ``population``, ``sample``: a :class:`Threshold` each; ``theta_at_zero``: the strength (alpha/kappa) delta
+    the vocabulary's own class split gives at ||mu||^2 = 0; ``delta``, ``gamma``, ``snr`` (alpha/kappa). The
+    numbers are those of :func:`attnlib.theory.signal_thresholds` and :func:`attnlib.theory.thresholds`; its
+    ``str`` says in words where each outlier exists.
+    """
+
+    population: Threshold
+    sample: Threshold
+    theta_at_zero: float
+    delta: float
+    gamma: float
+    snr: float
+
+    @property
+    def always_detectable(self) -> bool:
+        """True when S has an outlier at every ||mu||^2 >= 0 (the sample threshold is crossed at 0)."""
+        return self.sample.state is Onset.ALWAYS
+
+    def __str__(self) -> str:
+        return (f"signal thresholds at δ = {self.delta:.4g}, γ = {self.gamma:.4g}, α/κ = {self.snr:.4g}; "
+                f"at ‖μ‖² = 0, θ = (α/κ)·δ = {self.theta_at_zero:.4g}\n"
+                f"  {self.population.describe()}\n  {self.sample.describe().replace('sample', 'sample    ', 1)}")
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +149,10 @@ class Limit:
 
     def replace(self, **changes) -> "Limit":
         """A copy with some fields changed (validated again)."""
+        unknown = sorted(set(changes) - {"delta", "gamma", "alpha", "kappa", "mu_norm2", "weight_sum"})
+        if unknown:
+            raise ValueError(f"replace() got {', '.join(unknown)}: a Limit's fields are delta, gamma, alpha, kappa, "
+                             "mu_norm2 and weight_sum")
         return replace(self, **changes)
 
     @property
@@ -109,6 +178,26 @@ class Limit:
     def thresholds(self):
         """``(theta_population, theta_sample)`` (:func:`attnlib.theory.thresholds`)."""
         return theory.thresholds(self.delta, self.gamma)
+
+    def signal_thresholds(self) -> SignalThresholds:
+        """The thresholds in ||mu||^2 and in theta, each with its state (:class:`SignalThresholds`).
+
+        ``print(limit.signal_thresholds())`` says where each outlier exists, and says so in words when the
+        vocabulary's own class split, of strength (alpha/kappa) delta, crosses a threshold already at
+        ||mu||^2 = 0. The numbers come from :func:`attnlib.theory.signal_thresholds`. Needs a limit of scalars
+        (for a grid, call :func:`attnlib.theory.signal_thresholds` with arrays).
+        """
+        if any(np.ndim(getattr(self, n)) for n in ("delta", "gamma", "alpha", "kappa")):
+            raise ValueError("signal_thresholds() needs delta, gamma, alpha and kappa to be scalars; for a grid, "
+                             "use attnlib.theory.signal_thresholds(delta, gamma, alpha, kappa) with arrays")
+        thetas = self.thresholds()
+        raw = theory.signal_thresholds(self.delta, self.gamma, self.alpha, self.kappa, clip=False)
+        out = []
+        for transition, theta_c, mu2 in zip(("population", "sample"), thetas, raw):
+            state = Onset.NEVER if not np.isfinite(mu2) else Onset.ALWAYS if mu2 < 0 else Onset.ABOVE
+            out.append(Threshold(transition, float(theta_c), max(float(mu2), 0.0), state))
+        return SignalThresholds(out[0], out[1], float(self.snr * self.delta), float(self.delta), float(self.gamma),
+                                float(self.snr))
 
     def bulk_edges(self):
         """Edges of the bulk kappa (MP_delta ⊠ MP_gamma) (:func:`attnlib.theory.bulk_edges`)."""

@@ -7,6 +7,12 @@ E[xi_t] = 0, which the population covariance of the model needs).
 Not every correlation matrix is realizable by +-1 variables. The general constructor :func:`gaussian_signs` uses
 xi = sign(g), g ~ N(0, Sigma), for which R = (2/pi) arcsin(Sigma); :func:`from_correlation` inverts this and
 raises a ValueError when sin(pi R / 2) is not positive semidefinite (R not realizable this way).
+
+From data, :func:`estimate` takes observed sign sequences: R is their empirical correlation, and the sampler
+redraws the observed sequences (each with a random overall sign, so that E[xi_t] = 0).
+
+Most processes also know their exact law (:meth:`SignProcess.law`: every sequence with its probability), which
+gives exact moments of the pooled sign w^T xi (``attnlib.model.kurtosis``); Gaussian signs have none.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
+from math import comb
 from typing import Callable
 
 import numpy as np
@@ -36,7 +43,11 @@ __all__ = [
     "catalogue",
     "triangle_violation",
     "empirical_correlation",
+    "estimate",
 ]
+
+#: Largest number of sequences :meth:`SignProcess.law` lists (2^20: T = 20 independent or Markov signs).
+LAW_MAX_SEQUENCES = 2**20
 
 
 @dataclass(frozen=True)
@@ -45,12 +56,13 @@ class SignProcess:
 
     Call :meth:`sample` with an explicit ``numpy.random.Generator``. The sampler is a module-level function
     with its parameters bound (``functools.partial``), so a process (and a Setting holding it) can be pickled
-    and sent to worker processes.
+    and sent to worker processes; so is ``_law`` (None when the law is not known in closed form).
     """
 
     name: str
     R: np.ndarray = field(repr=False)
     _sampler: Callable[[int, np.random.Generator], np.ndarray] = field(repr=False, compare=False)
+    _law: Callable[[], tuple] | None = field(default=None, repr=False, compare=False)
 
     @property
     def T(self) -> int:
@@ -64,6 +76,37 @@ class SignProcess:
         """:meth:`sample` on trusted arguments (a positive int and a Generator): the engine's call."""
         return self._sampler(n, rng)
 
+    def law(self, max_sequences: int = LAW_MAX_SEQUENCES):
+        """The exact law as ``(sequences (m, T) int8, probabilities (m,))``, or None when it is not known in
+        closed form (Gaussian signs) or would list more than ``max_sequences`` sequences."""
+        max_sequences = _v.positive_int("max_sequences", max_sequences)
+        if self._law is None or self._law.keywords.get("size", 0) > max_sequences:
+            return None
+        return self._law()
+
+
+def _all_signs(m: int) -> np.ndarray:
+    """The 2^m sequences of m signs, (2^m, m) int8, in binary order."""
+    bits = (np.arange(2**m)[:, None] >> np.arange(m - 1, -1, -1)) & 1
+    return (2 * bits - 1).astype(np.int8)
+
+
+def _law_labelled(*, size, labels):
+    """Independent signs copied to positions by ``labels`` (``size`` = 2^width sequences, equally likely)."""
+    width = int(np.log2(size))
+    return _all_signs(width)[:, labels], np.full(size, 1.0 / size)
+
+
+def _law_markov(*, size, r):
+    seqs = _all_signs(int(np.log2(size)))
+    keep = (seqs[:, 1:] == seqs[:, :-1])
+    return seqs, 0.5 * np.prod(np.where(keep, (1.0 + r) / 2.0, (1.0 - r) / 2.0), axis=1)
+
+
+def _law_rows(*, size, rows):
+    """The observed rows, each with probability 1/n (the overall sign flip leaves every even moment as is)."""
+    return rows, np.full(size, 1.0 / size)
+
 
 def _rademacher(rng: np.random.Generator, shape) -> np.ndarray:
     return (2 * rng.integers(0, 2, size=shape, dtype=np.int8) - 1).astype(np.int8)
@@ -72,7 +115,8 @@ def _rademacher(rng: np.random.Generator, shape) -> np.ndarray:
 def independent(T: int) -> SignProcess:
     """Independent signs: R = I."""
     T = _v.positive_int("T", T)
-    return SignProcess(f"independent(T={T})", np.eye(T), partial(_sample_independent, T=T))
+    return SignProcess(f"independent(T={T})", np.eye(T), partial(_sample_independent, T=T),
+                       partial(_law_labelled, size=2**T, labels=np.arange(T)))
 
 
 def _sample_independent(n, rng, *, T):
@@ -85,7 +129,8 @@ def markov(T: int, r: float) -> SignProcess:
     r = _v.probability_like("r", r, -1.0, 1.0)
     lags = np.abs(np.subtract.outer(np.arange(T), np.arange(T)))
     R = np.power(r, lags, dtype=float)  # 0**0 = 1 keeps the unit diagonal at r = 0
-    return SignProcess(f"markov(T={T}, r={r:g})", R, partial(_sample_markov, T=T, r=r))
+    return SignProcess(f"markov(T={T}, r={r:g})", R, partial(_sample_markov, T=T, r=r),
+                       partial(_law_markov, size=2**T, r=r))
 
 
 def _sample_markov(n, rng, *, T, r):
@@ -99,9 +144,12 @@ def _sample_markov(n, rng, *, T, r):
 def blocks(sizes) -> SignProcess:
     """Consecutive blocks of the given sizes; positions in a block share one sign, blocks are independent."""
     sizes = [_v.positive_int("sizes[i]", s) for s in np.atleast_1d(sizes).tolist()]
+    if not sizes:
+        raise ValueError("sizes must be a non-empty list of block sizes (positive integers), got an empty one")
     labels = np.repeat(np.arange(len(sizes)), sizes)
     R = (labels[:, None] == labels[None, :]).astype(float)
-    return SignProcess(f"blocks({sizes})", R, partial(_sample_labelled, width=len(sizes), labels=labels))
+    return SignProcess(f"blocks({sizes})", R, partial(_sample_labelled, width=len(sizes), labels=labels),
+                       partial(_law_labelled, size=2 ** len(sizes), labels=labels))
 
 
 def _sample_labelled(n, rng, *, width, labels):
@@ -113,7 +161,9 @@ def _block_at(T: int, L: int, start: int, name: str) -> SignProcess:
     labels = np.arange(T)
     labels[start : start + L] = start
     R = (labels[:, None] == labels[None, :]).astype(float)
-    return SignProcess(name, R, partial(_sample_labelled, width=T, labels=labels))
+    compact = np.unique(labels, return_inverse=True)[1]  # labels 0..T-L, for the law
+    return SignProcess(name, R, partial(_sample_labelled, width=T, labels=labels),
+                       partial(_law_labelled, size=2 ** (T - L + 1), labels=compact))
 
 
 def prefix(T: int, L: int) -> SignProcess:
@@ -185,7 +235,15 @@ def balanced(T: int) -> SignProcess:
     if T % 2:
         raise ValueError(f"T must be even (T/2 signs of each kind), got {T}")
     R = (T * np.eye(T) - np.ones((T, T))) / (T - 1)
-    return SignProcess(f"balanced(T={T})", R, partial(_sample_balanced, T=T))
+    return SignProcess(f"balanced(T={T})", R, partial(_sample_balanced, T=T),
+                       partial(_law_balanced, size=comb(T, T // 2), T=T))
+
+
+def _law_balanced(*, size, T):
+    seqs = np.full((size, T), -1, dtype=np.int8)
+    plus = np.array(list(combinations(range(T), T // 2)))
+    seqs[np.arange(size)[:, None], plus] = 1
+    return seqs, np.full(size, 1.0 / size)
 
 
 def _sample_balanced(n, rng, *, T):
@@ -208,15 +266,15 @@ FAMILIES = ("independent", "markov", "prefix", "suffix", "blocks")
 
 
 def family(name: str, T: int, r: float = 0.6, L: int = 4) -> SignProcess:
-    """The sign process of a named family: independent, markov (parameter r in [0, 0.99]), prefix / suffix
-    (the first / last L positions share a sign) or blocks (consecutive blocks of L positions, the last one
-    shorter if L does not divide T)."""
+    """The sign process of a named family: independent, markov (parameter r in [-1, 1], as :func:`markov`),
+    prefix / suffix (the first / last L positions share a sign) or blocks (consecutive blocks of L positions,
+    the last one shorter if L does not divide T)."""
     name = _v.choice("family", name, FAMILIES)
     T = _v.positive_int("T", T)
     if name == "independent":
         return independent(T)
     if name == "markov":
-        return markov(T, _v.probability_like("r", r, 0.0, 0.99))
+        return markov(T, r)
     L = _v.positive_int("L", L)
     if L > T:
         raise ValueError(f"L must be between 1 and T = {T}, got {L}")
@@ -277,3 +335,28 @@ def empirical_correlation(xi) -> np.ndarray:
         raise ValueError(f"xi must be a non-empty (n, T) array, got shape {xi.shape}")
     xf = xi.astype(float)
     return xf.T @ xf / xf.shape[0]
+
+
+def estimate(xi) -> SignProcess:
+    """The sign process of observed sequences ``xi``, an (n, T) array of signs -1 / +1 (n >= 2).
+
+    R is their empirical correlation (1/n) xi^T xi (:func:`empirical_correlation`), a correlation matrix by
+    construction; the sampler redraws observed rows uniformly, each times a random overall sign, so that
+    E[xi_t] = 0 as the model needs (the flip leaves R and every even moment unchanged), and the exact law is
+    the n rows. R carries the sampling error of n sequences (entries off by about 1/sqrt(n)).
+    """
+    arr = np.asarray(xi)
+    if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 1:
+        raise ValueError(f"xi must be an (n, T) array of signs with n >= 2 sequences, got shape {arr.shape}")
+    ok = np.isin(arr, (-1, 1)) & (arr.dtype != bool)
+    if not np.all(ok):
+        raise ValueError(f"xi must hold only the signs -1 and +1, got also {np.unique(arr[~ok])[:5].tolist()}")
+    rows = arr.astype(np.int8)
+    n, T = rows.shape
+    return SignProcess(f"estimate(n={n}, T={T})", empirical_correlation(rows), partial(_sample_rows, rows=rows),
+                       partial(_law_rows, size=n, rows=rows))
+
+
+def _sample_rows(n, rng, *, rows):
+    picked = rows[rng.integers(0, rows.shape[0], size=n)]
+    return (picked * _rademacher(rng, (n, 1))).astype(np.int8)

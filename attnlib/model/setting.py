@@ -70,7 +70,10 @@ class Setting:
         object.__setattr__(self, "N", _v.positive_int("N", self.N))
         object.__setattr__(self, "mu_norm2", _v.nonnegative("mu_norm2", self.mu_norm2))
         if not isinstance(self.process, SignProcess):
-            raise ValueError(f"process must be an attnlib.model.positional.SignProcess, got {self.process!r}")
+            raise ValueError(f"process must be an attnlib.model.positional.SignProcess (e.g. positional.markov(16, "
+                             f"0.8)), got {_v.short(self.process)}")
+        if not isinstance(self.label, str):
+            raise ValueError(f"label must be a string, got {_v.short(self.label)}")
         object.__setattr__(self, "tau", _v.finite_scalar("tau", self.tau))
         w, label = _w.named(self.weights, self.process, self.tau)
         object.__setattr__(self, "scheme", self.weights if isinstance(self.weights, str) else "custom")
@@ -89,6 +92,10 @@ class Setting:
         recomputes them; an explicit array is kept as is. The label is recomputed unless it was set explicitly
         and the weights are unchanged.
         """
+        unknown = sorted(set(changes) - {"d", "V", "N", "mu_norm2", "process", "weights", "tau", "label", "options"})
+        if unknown:
+            raise ValueError(f"replace() got {', '.join(unknown)}: a Setting's fields are d, V, N, mu_norm2, process, "
+                             "weights, tau, label and options")
         by_name = self.scheme != "custom"
         fields = dict(d=self.d, V=self.V, N=self.N, mu_norm2=self.mu_norm2, process=self.process,
                       weights=self.scheme if by_name else self.weights, tau=self.tau, label=self.label,
@@ -165,6 +172,9 @@ class Setting:
                                            "against g = Z1/V).", call=True)
     bulk_edges = _from_limit("bulk_edges", "Edges of the bulk kappa (MP_delta ⊠ MP_gamma).", call=True)
     thresholds = _from_limit("thresholds", "(theta_population, theta_sample) for this (delta, gamma).", call=True)
+    signal_thresholds = _from_limit("signal_thresholds", "The thresholds in ||mu||^2 and in theta with their state, "
+                                    "as a record that says in words where each outlier exists "
+                                    "(:meth:`attnlib.model.limit.Limit.signal_thresholds`).", call=True)
 
     def __repr__(self) -> str:
         return (f"Setting(d={self.d}, V={self.V}, N={self.N}, T={self.T}, mu_norm2={self.mu_norm2:g}, "

@@ -1,7 +1,10 @@
 r"""Pooling weights w in R^T and the one number recovery depends on, alpha/kappa = w^T R w / ||w||^2.
 
 Only the direction of ``w`` matters for recovery (alpha/kappa is scale invariant; kappa sets the bulk's scale).
-Constructors return attention-like weights that sum to 1 where that makes sense.
+
+One scaling per name: named weightings ("mean", "causal", "optimal": :data:`NAMED`, ``Setting(weights=...)``,
+the keys of :func:`weightings`) sum to 1, like attention weights; unit-norm weights are asked for explicitly
+(``optimal(R, normalize="norm")``, or "optimal (unit norm)" in :func:`weightings`).
 """
 
 from __future__ import annotations
@@ -14,26 +17,9 @@ import numpy as np
 from attnlib.numerics import checks as _v
 from attnlib.model import positional as _p
 
-__all__ = [
-    "mean",
-    "optimal",
-    "optimal_nonnegative",
-    "causal",
-    "snr",
-    "alpha",
-    "kappa",
-    "as_weights",
-    "NAMED",
-    "named",
-    "mix_to_snr",
-    "weightings",
-    "snr_table",
-    "prefix_snr_mean",
-    "prefix_snr_optimal",
-    "prefix_gain",
-    "prefix_snr",
-    "prefix_crossover",
-]
+__all__ = ["mean", "optimal", "optimal_nonnegative", "causal", "snr", "alpha", "kappa", "as_weights", "NAMED",
+           "named", "mix_to_snr", "weightings", "snr_table", "prefix_snr_mean", "prefix_snr_optimal", "prefix_gain",
+           "prefix_snr", "prefix_crossover"]
 
 
 def as_weights(w, T: int | None = None) -> np.ndarray:
@@ -55,9 +41,9 @@ def optimal(R, *, normalize: str = "sum", tol: float = 1e-10) -> np.ndarray:
     eigenspace is orthogonal to the uniform vector), the projection of the first basis vector e_0 (then e_1,
     ...) is used instead, so the choice never depends on how LAPACK orders a degenerate eigenbasis.
 
-    normalize : "sum" (default; weights sum to 1, an attention distribution) or "norm" (unit Euclidean norm,
-        sign chosen so that the weights sum to a positive number, or, if they sum to ~0, so that the first
-        non-negligible weight is positive). "sum" raises ValueError when the optimal weights sum to ~0
+    normalize : "sum" (default, the scaling of the name "optimal": weights sum to 1, an attention
+        distribution) or "norm" (unit Euclidean norm, sign chosen so that the weights sum to a positive number,
+        or, if they sum to ~0, so that the first non-negligible weight is positive). "sum" raises ValueError when the optimal weights sum to ~0
         (e.g. anti-correlated R), where only "norm" makes sense.
     """
     R = _v.correlation_matrix("R", R)
@@ -258,7 +244,7 @@ def named(weights, process, tau: float = 0.0) -> tuple[np.ndarray, str]:
     (normalised to sum 1). Returns ``(weights, label)``; an array is validated and labelled "custom".
     """
     if not isinstance(process, _p.SignProcess):
-        raise ValueError(f"process must be an attnlib.model.positional.SignProcess, got {process!r}")
+        raise ValueError(f"process must be an attnlib.model.positional.SignProcess, got {_v.short(process)}")
     if isinstance(weights, str):
         if weights == "mean":
             return mean(process.T), "mean"
@@ -266,9 +252,12 @@ def named(weights, process, tau: float = 0.0) -> tuple[np.ndarray, str]:
             tau = _v.finite_scalar("tau", tau)
             return causal(process.T, tau), f"causal (tau={tau:g})"
         if weights == "optimal":
+            if optimal(process.R, normalize="norm").sum() < 1e-8:
+                raise ValueError(f"weights='optimal' sums to 1, which the optimal weights of {process.name} cannot "
+                                 "(they sum to ~0): pass weights=attnlib.weights.optimal(R, normalize='norm')")
             return optimal(process.R), "optimal"
         raise ValueError(f"weights must be 'mean', 'causal', 'optimal' or an array of length T, got {weights!r}")
-    return as_weights(weights, process.T), "custom"
+    return _v.weights_vector("weights", weights, process.T), "custom"
 
 
 def mix_to_snr(a, b, R, target: float) -> np.ndarray:
@@ -342,22 +331,28 @@ def prefix_snr(w, L):
 
 
 def weightings(R, taus=(0.0,), *, strict: bool = False) -> dict[str, np.ndarray]:
-    """Mean, causal (one per tau) and optimal weights for R (optimal normalised to unit norm: alpha/kappa does
-    not depend on the scale, and this also covers R whose optimal weights sum to 0)."""
+    """Mean, causal (one per tau) and optimal weights for R, each summing to 1 (one scaling per name).
+
+    An R whose optimal weights sum to 0 (e.g. anti-correlated signs) has no sum-1 optimum: its last entry is
+    then named "optimal (unit norm)" and has unit norm (alpha/kappa does not depend on the scale).
+    """
     R = _v.correlation_matrix("R", R)
     T = R.shape[0]
     out = {"mean": mean(T)}
     for tau in taus:
         out[f"causal tau={tau:g}" + (" strict" if strict else "")] = causal(T, tau, strict=strict)
-    out["optimal"] = optimal(R, normalize="norm")
+    unit = optimal(R, normalize="norm")
+    summed = unit.sum() > 1e-8
+    out["optimal" if summed else "optimal (unit norm)"] = unit / unit.sum() if summed else unit
     return out
 
 
 def snr_table(processes: dict, taus=(0.0,), *, nonnegative: bool = False) -> tuple[list[str], list[list]]:
     """alpha/kappa of mean, causal(tau) for each tau, and optimal weights, for each named process.
 
-    Returns (headers, rows); each row is [name, lambda_max(R), alpha/kappa for each weighting...], and, with
-    ``nonnegative=True``, a last column "best w ≥ 0": the value of :func:`optimal_nonnegative`, the best
+    Returns (headers, rows); each row is [name, lambda_max(R), alpha/kappa for each weighting of
+    :func:`weightings`...] (the column "optimal" also holds the unit-norm optimum of an R without a sum-1 one),
+    and, with ``nonnegative=True``, a last column "best w ≥ 0": the value of :func:`optimal_nonnegative`, the best
     alpha/kappa attention weights (non-negative) can reach.
     """
     headers = None
@@ -367,7 +362,7 @@ def snr_table(processes: dict, taus=(0.0,), *, nonnegative: bool = False) -> tup
             raise ValueError(f"processes must map names to SignProcess, got {proc!r} for {name!r}")
         ws = weightings(proc.R, taus)
         if headers is None:
-            headers = ["family", "λ_max(R)"] + list(ws) + (["best w ≥ 0"] if nonnegative else [])
+            headers = ["family", "λ_max(R)"] + list(ws)[:-1] + ["optimal"] + (["best w ≥ 0"] if nonnegative else [])
         row = [name, float(np.linalg.eigvalsh(proc.R)[-1])] + [snr(w, proc.R) for w in ws.values()]
         rows.append(row + ([optimal_nonnegative(proc.R)[1]] if nonnegative else []))
     if headers is None:

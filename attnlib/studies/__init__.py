@@ -7,13 +7,14 @@
 * :mod:`~attnlib.studies.causal_attention`: finite-d causal attention against its limit;
 * :mod:`~attnlib.studies.real_layer`: a real attention layer end to end;
 * :mod:`~attnlib.studies.learning`: learned positional attention;
-* :mod:`~attnlib.studies.k_class_sweep`: the Monte-Carlo sweep of the K-class model.
+* :mod:`~attnlib.studies.k_class_sweep`: the Monte-Carlo sweep of the K-class model;
+* :mod:`~attnlib.studies.agreement`: theory against simulation, setting by setting (:func:`attnlib.compare`).
 
 Imports only the layers below.
 """
 
-from attnlib.studies import (causal_attention, classifiers, downstream, experiment, finite_size, k_class_sweep,
-                             learning, real_layer, token_mixing)
+from attnlib.studies import (agreement, causal_attention, classifiers, downstream, experiment, finite_size,
+                             k_class_sweep, learning, real_layer, token_mixing)
 
 __all__ = ["downstream", "experiment", "classifiers", "finite_size", "token_mixing", "causal_attention",
-           "real_layer", "learning", "k_class_sweep"]
+           "real_layer", "learning", "k_class_sweep", "agreement"]

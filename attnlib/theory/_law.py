@@ -28,6 +28,30 @@ def as_output(value):
     return float(value) if value.ndim == 0 else value
 
 
+def together(**named) -> tuple:
+    """The common shape of the named arguments (numpy broadcasting), checked at a public function's door.
+
+    Raises ValueError naming the first two arguments that do not broadcast, with their shapes, instead of
+    numpy's message that names none: ``together(alpha=[1, 2, 3], kappa=[1, 2, 3, 4])`` says that alpha of
+    shape (3,) and kappa of shape (4,) must broadcast together.
+    """
+    shapes = {name: np.shape(value) for name, value in named.items()}
+    try:
+        return np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        names = list(shapes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                try:
+                    np.broadcast_shapes(shapes[a], shapes[b])
+                except ValueError:
+                    raise ValueError(
+                        f"{a} and {b} must broadcast together (numpy rules: the same length, or one of them a "
+                        f"scalar or of length 1), got {a} of shape {shapes[a]} and {b} of shape {shapes[b]}"
+                    ) from None
+        raise
+
+
 def sigmas(delta, gamma):
     """The elementary symmetric functions sigma_1, sigma_2, sigma_3 of (1, delta, gamma)."""
     return 1.0 + delta + gamma, delta + gamma + delta * gamma, delta * gamma
@@ -88,6 +112,7 @@ def bulk_density(x, delta, gamma, kappa=1.0):
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     x_arr = _finite_points(x)
+    together(x=x_arr, delta=delta, gamma=gamma, kappa=kappa)
     t = x_arr / kappa
     s1, s2, s3 = sigmas(delta, gamma)
     a, b = _complex_pair(s1 - t, s2, s3)
@@ -102,6 +127,7 @@ def mp_edges(ratio, scale=1.0):
     """``(lower, upper)`` = scale (1 -+ sqrt(ratio))^2, the support of scale * MP_ratio (continuous part)."""
     ratio = _v.positive("ratio", ratio, allow_array=True)
     scale = _v.positive("scale", scale, allow_array=True)
+    together(ratio=ratio, scale=scale)
     return as_output(scale * (1.0 - np.sqrt(ratio)) ** 2), as_output(scale * (1.0 + np.sqrt(ratio)) ** 2)
 
 
@@ -114,6 +140,7 @@ def mp_density(x, ratio, scale=1.0):
     lo, hi = mp_edges(ratio, scale)
     ratio, scale = np.asarray(ratio, dtype=float), np.asarray(scale, dtype=float)
     x_arr = _finite_points(x)
+    together(x=x_arr, ratio=ratio, scale=scale)
     inside = (x_arr > lo) & (x_arr < hi) & (x_arr > 0)
     safe = np.where(inside, x_arr, 1.0)
     dens = np.where(inside, np.sqrt(np.abs((hi - safe) * (safe - lo))) / (2.0 * np.pi * ratio * scale * safe),
@@ -129,6 +156,7 @@ def critical_x(delta, gamma):
     """
     delta = _v.positive("delta", delta, allow_array=True)
     gamma = _v.positive("gamma", gamma, allow_array=True)
+    together(delta=delta, gamma=gamma)
     _, s2, s3 = sigmas(delta, gamma)
     r = 2.0 * np.sqrt(s2 / 3.0)
     arg = np.clip((3.0 * s3 / s2) * np.sqrt(3.0 / s2), -1.0, 1.0)
@@ -140,14 +168,20 @@ def outlier_map(x, delta, gamma, kappa=1.0):
     """z(x) = kappa (x+1)(x+delta)(x+gamma)/x^2: sample outlier of a spike at x = theta - delta.
 
     It is also the inverse of the bulk's Stieltjes map at psi = 1/x, so its critical values are the edges.
+    ``x`` must be finite and non-zero (z has a pole at 0); all arguments broadcast together.
     """
-    x = np.asarray(x, dtype=float)
+    x = _finite_points(x)
+    if np.any(x == 0):
+        raise ValueError("x must be non-zero: z(x) has a pole at x = 0 (x = theta - delta)")
+    delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
+    together(x=x, delta=delta, gamma=gamma, kappa=kappa)
     return kappa * (x + 1.0) * (x + delta) * (x + gamma) / (x * x)
 
 
 def bulk_edges(delta, gamma, kappa=1.0):
     """``(lower, upper)`` ends of the continuous support of kappa (MP_delta ⊠ MP_gamma)."""
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
+    together(delta=delta, gamma=gamma, kappa=kappa)
     x_top, _, x_low = critical_x(delta, gamma)
     lower = outlier_map(x_low, delta, gamma, kappa)
     upper = outlier_map(x_top, delta, gamma, kappa)
@@ -158,6 +192,7 @@ def zero_atom(delta, gamma):
     """Mass of the atom at 0: the fraction of zero eigenvalues, max(0, 1 - 1/delta, 1 - 1/gamma)."""
     delta = _v.positive("delta", delta, allow_array=True)
     gamma = _v.positive("gamma", gamma, allow_array=True)
+    together(delta=delta, gamma=gamma)
     return as_output(np.maximum(np.maximum(0.0, 1.0 - 1.0 / delta), 1.0 - 1.0 / gamma))
 
 

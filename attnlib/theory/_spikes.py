@@ -3,7 +3,8 @@ r"""The spike (BBP) formulas: strengths, thresholds, outliers, overlaps and the 
 A population spike of strength theta (units of kappa) on kappa MP_delta, with ``x = theta - delta``, has
 population outlier ``kappa (x+1)(x+delta)/x`` when ``x > sqrt(delta)``, and after N samples the sample outlier
 ``kappa (x+1)(x+delta)(x+gamma)/x^2`` when ``x > x*``, the positive root of ``x^3 - sigma_2 x - 2 sigma_3``.
-Every function broadcasts over its arguments and returns floats for scalar input.
+Every function broadcasts over its arguments and returns floats for scalar input; arguments that do not
+broadcast together raise a ValueError that names them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnlib.numerics import checks as _v
-from attnlib.theory._law import as_output, sigmas, critical_x, outlier_map
+from attnlib.theory._law import as_output, sigmas, critical_x, outlier_map, together
 from attnlib.numerics.checks import ratios
 
 __all__ = [
@@ -42,6 +43,7 @@ def thresholds(delta, gamma):
     """
     delta = _v.positive("delta", delta, allow_array=True)
     gamma = _v.positive("gamma", gamma, allow_array=True)
+    together(delta=delta, gamma=gamma)
     return as_output(delta + np.sqrt(delta)), as_output(delta + critical_x(delta, gamma)[0])
 
 
@@ -51,7 +53,8 @@ class Spike:
 
     ``population_eigenvalue`` / ``sample_eigenvalue`` are ``nan`` below their threshold; the matching
     overlaps are then ``0.0``. Overlaps are squared cosines between the top eigenvector (of the population
-    or sample covariance) and the reference direction (``direction``).
+    or sample covariance) and the reference direction (``direction``); against u = mu/||mu|| (``direction
+    = "u"``, :func:`signal`) they are ``nan`` at ||mu||^2 = 0, where u does not exist.
     """
 
     theta: float | np.ndarray
@@ -90,6 +93,7 @@ def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     th = np.asarray(_v.nonnegative("theta", theta, allow_array=True), dtype=float)
+    shape = together(theta=th, delta=delta, gamma=gamma, kappa=kappa)
     _, s2, s3 = sigmas(delta, gamma)
     x = th - delta
     theta_pop, theta_smp = thresholds(delta, gamma)
@@ -98,9 +102,8 @@ def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
     with np.errstate(divide="ignore", invalid="ignore"):
         pop_eig = np.where(pop, kappa * (x + 1.0) * (x + delta) / x, np.nan)
         pop_ov = np.where(pop, 1.0 - delta / x**2, 0.0)
-        smp_eig = np.where(smp, outlier_map(x, delta, gamma, kappa), np.nan)
+        smp_eig = np.where(smp, outlier_map(np.where(smp, x, 1.0), delta, gamma, kappa), np.nan)
         smp_ov = np.where(smp, (x**3 - s2 * x - 2.0 * s3) / (x**2 * (x + gamma)), 0.0)
-    shape = np.broadcast(th, delta, gamma, kappa).shape
     return Spike(
         theta=as_output(np.broadcast_to(th, shape)),
         population_eigenvalue=as_output(np.broadcast_to(pop_eig, shape)),
@@ -121,6 +124,7 @@ def spike_strength(alpha, kappa, mu_norm2, delta):
     kappa = _v.positive("kappa", kappa, allow_array=True)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2, allow_array=True)
     delta = _v.positive("delta", delta, allow_array=True)
+    together(alpha=alpha, kappa=kappa, mu_norm2=mu_norm2, delta=delta)
     return as_output(alpha * (mu_norm2 + delta) / kappa)
 
 
@@ -132,6 +136,7 @@ def summary_snr(alpha, kappa, mu_norm2):
     alpha = _v.nonnegative("alpha", alpha, allow_array=True)
     kappa = _v.positive("kappa", kappa, allow_array=True)
     mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2, allow_array=True)
+    together(alpha=alpha, kappa=kappa, mu_norm2=mu_norm2)
     return as_output(alpha * mu_norm2 / kappa)
 
 
@@ -142,6 +147,7 @@ def mean_spike_strength(weight_sum, kappa, delta):
         raise ValueError(f"weight_sum must be finite real numbers, got {weight_sum!r}")
     kappa = _v.positive("kappa", kappa, allow_array=True)
     delta = _v.positive("delta", delta, allow_array=True)
+    together(weight_sum=ws, kappa=kappa, delta=delta)
     return as_output(ws**2 * delta / kappa)
 
 
@@ -149,13 +155,17 @@ def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
     """The signal spike: strength theta = alpha (||mu||^2 + delta)/kappa, overlaps measured against u = mu/||mu||.
 
     The top eigenvector aligns with h = mu + Zs/V; cos^2(h, u) -> ||mu||^2 / (||mu||^2 + delta), so both overlaps
-    carry that factor. All arguments broadcast together.
+    carry that factor. At ||mu||^2 = 0 there is no direction u (mu/||mu|| is 0/0): both overlaps are ``nan``
+    there, while the eigenvalues are defined (the outlier, if any, carries the vocabulary's own class split
+    Zs/V: use :meth:`attnlib.model.setting.Setting.signal_h` for its overlap with h). All arguments broadcast
+    together; arguments that do not raise a ValueError naming them.
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
+    together(delta=delta, gamma=gamma, alpha=alpha, kappa=kappa, mu_norm2=mu_norm2)
     theta = spike_strength(alpha, kappa, mu_norm2, delta)
     sp = spike(theta, delta, gamma, kappa, direction="u")
     mu_norm2 = np.asarray(mu_norm2, dtype=float)
-    factor = np.where(mu_norm2 > 0, mu_norm2 / (mu_norm2 + delta), 0.0)
+    factor = np.where(mu_norm2 > 0, mu_norm2 / (mu_norm2 + delta), np.nan)  # u = mu/||mu|| undefined at 0
     return Spike(
         theta=sp.theta,
         population_eigenvalue=sp.population_eigenvalue,
@@ -166,20 +176,23 @@ def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
     )
 
 
-def signal_thresholds(delta, gamma, alpha, kappa):
+def signal_thresholds(delta, gamma, alpha, kappa, *, clip: bool = True):
     """``(mu2_population, mu2_sample)``: the signal strengths ||mu||^2 above which the signal spike has an outlier.
 
     The signal's strength alpha (||mu||^2 + delta) / kappa passes a threshold theta_c (:func:`thresholds`) once
     ||mu||^2 > theta_c kappa / alpha - delta. Where that is negative the outlier exists at every ||mu||^2 (at 0
-    it carries only the vocabulary's class split Zs/V), and the threshold is 0; with alpha = 0 it is inf. All
-    arguments broadcast together.
+    it carries only the vocabulary's class split Zs/V, of strength (alpha/kappa) delta): the threshold is then
+    0, or, with ``clip=False``, the negative value itself. With alpha = 0 it is inf (never). All arguments
+    broadcast together. For one setting, :meth:`attnlib.model.setting.Setting.signal_thresholds` returns the same numbers as
+    a record that says in words which case holds.
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     alpha = np.asarray(_v.nonnegative("alpha", alpha, allow_array=True), dtype=float)
+    together(delta=delta, gamma=gamma, alpha=alpha, kappa=kappa)
     out = []
     for theta_c in thresholds(delta, gamma):
         ratio = np.where(alpha > 0, theta_c * kappa / np.where(alpha > 0, alpha, 1.0), np.inf)
-        out.append(as_output(np.maximum(ratio - delta, 0.0)))
+        out.append(as_output(np.maximum(ratio - delta, 0.0) if clip else ratio - delta))
     return tuple(out)
 
 
@@ -189,6 +202,7 @@ def mean_spike(delta, gamma, weight_sum, kappa) -> Spike:
     Overlaps are measured against g/||g||. Centering the pooled vectors removes this spike exactly.
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
+    together(delta=delta, gamma=gamma, weight_sum=weight_sum, kappa=kappa)
     theta_g = mean_spike_strength(weight_sum, kappa, delta)
     return spike(theta_g, delta, gamma, kappa, direction="g")
 
@@ -201,6 +215,7 @@ def regions(theta, delta, gamma):
     2: S has an outlier. Arguments broadcast together; the names are ``REGIONS``.
     """
     th = _v.nonnegative("theta", theta, allow_array=True)
+    together(theta=th, delta=delta, gamma=gamma)
     pop, smp = thresholds(delta, gamma)
     out = (np.asarray(th) > pop).astype(int) + (np.asarray(th) > smp).astype(int)
     return out if out.ndim else int(out)

@@ -3,6 +3,7 @@
 * :mod:`~attnlib.views.plotting`: figures (theory over simulation, one style);
 * :mod:`~attnlib.views.tables`: rounded numbers and Markdown tables;
 * :mod:`~attnlib.views.controls`: the explorers' controls, declared once;
+* :mod:`~attnlib.views.agreement`: theory against simulation as a table and a figure (:func:`attnlib.compare`);
 * imported on demand: :mod:`~attnlib.views.explorers` (JupyterLab explorers, needs ipywidgets) and
   :mod:`~attnlib.views.webexplorer` (live explorers of the HTML book, needs IPython; never ipywidgets), with
   :mod:`~attnlib.views.weboverlays` and :mod:`~attnlib.views.webstills`.
@@ -10,6 +11,6 @@
 Imports any layer below; nothing imports it.
 """
 
-from attnlib.views import controls, plotting, tables
+from attnlib.views import agreement, controls, plotting, tables
 
-__all__ = ["plotting", "tables", "controls"]
+__all__ = ["plotting", "tables", "controls", "agreement"]
