@@ -93,7 +93,7 @@ def test_toc_parts():
     numbered = {c: n for c, n, _ in parts}
     assert not numbered["Start here"] and not numbered["Appendix"]
     assert all(numbered[c] for c in captions[1:-1])
-    assert parts[0][2] == ["book/results", "book/primer", "book/notation", "book/paper_notes"]
+    assert parts[0][2] == ["book/results", "book/primer", "book/notation", "book/paper_notes", "book/your_problem"]
     assert parts[1][2] == [f"book/{n}" for n in ("01_model", "02_bulk_law", "03_population_spike", "04_sample_spike",
                                                   "05_optimal_weights", "06_causal_attention", "07_experiments",
                                                   "08_explore")]

@@ -68,7 +68,7 @@ def test_snr_table_and_weightings():
         assert values[-1] == pytest.approx(lam_max, rel=1e-12)
         assert all(v <= lam_max + 1e-12 for v in values)
     ws = W.weightings(P.balanced(4).R)
-    assert W.snr(ws["optimal"], P.balanced(4).R) == pytest.approx(4 / 3)
+    assert W.snr(ws["optimal (unit norm)"], P.balanced(4).R) == pytest.approx(4 / 3)
     with pytest.raises(ValueError, match="processes"):
         W.snr_table({})
 

@@ -41,8 +41,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 BOOK = REPO / "book"
 CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.md"))
-NOTEBOOKS = CHAPTERS + [BOOK / "intro.md", BOOK / "primer.md"]  # the pages with code: chapters, derivation
-# pages, the introduction and the primer
+# the pages with code: chapters, derivation pages, the introduction, the primer and "Your own problem"
+NOTEBOOKS = CHAPTERS + [BOOK / "intro.md", BOOK / "primer.md", BOOK / "your_problem.md"]
 PAGES = sorted(BOOK.glob("*.md"))
 OPEN_WITH_ANSWERS = [p for p in CHAPTERS if "01" <= p.name[:2] <= "11"]  # Part I and Part II
 MAX_VISIBLE_LINES = 25

@@ -182,8 +182,8 @@ def test_recovery_still_draws_attnlib_and_the_payload_points():
         w, _ = weights.named(name, process)
         a, k = weights.alpha(w, process.R), weights.kappa(w)
         sig = theory.signal(0.5, 1.0, a, k, mu2)
-        assert np.array_equal(curves[name]["overlap"], sig.sample_overlap)
-        assert np.array_equal(lines[f"overlap-{name}"].get_ydata(), sig.sample_overlap)
+        assert np.array_equal(curves[name]["overlap"], sig.sample_overlap, equal_nan=True)
+        assert np.array_equal(lines[f"overlap-{name}"].get_ydata(), sig.sample_overlap, equal_nan=True)
         assert lines[f"threshold-{name}"].get_xdata()[0] == theory.signal_thresholds(0.5, 1.0, a, k)[1]
     sim = data["simulations"]["settings"][0]
     assert sim["state"] == {"family": "prefix", "L": 4, "delta": 0.5, "gamma": 1.0}  # no r: not a prefix field

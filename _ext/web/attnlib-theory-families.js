@@ -22,7 +22,7 @@
 
   /**
    * R (T x T, an array of rows) of a named family, as attnlib.explorers.make_process builds it:
-   * independent (I), markov (r^|t-s|, r in [0, 0.99]), prefix / suffix (the first / last L positions share
+   * independent (I), markov (r^|t-s|, r in [-1, 1]), prefix / suffix (the first / last L positions share
    * a sign), blocks (consecutive blocks of L, the last one shorter if L does not divide T).
    */
   function correlation(family, T, r = 0.6, L = 4) {
@@ -31,7 +31,7 @@
     const idx = Array.from({ length: T }, (_, i) => i);
     if (family === "independent") return sharedSign(idx);
     if (family === "markov") {
-      between("r", r, 0.0, 0.99);
+      between("r", r, -1.0, 1.0);
       return idx.map((t) => Float64Array.from(idx, (s) => Math.pow(r, Math.abs(t - s))));
     }
     positiveInt("L", L);

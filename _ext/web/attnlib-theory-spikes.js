@@ -64,7 +64,7 @@
    */
   function signal(delta, gamma, alpha, kappa, mu_norm2) {
     ratios(delta, gamma, kappa);
-    const factor = (m) => (m > 0 ? m / (m + delta) : 0.0);
+    const factor = (m) => (m > 0 ? m / (m + delta) : NaN);  // u = mu/||mu|| is undefined at mu = 0
     if (typeof mu_norm2 === "number") {
       const sp = spike(spike_strength(alpha, kappa, mu_norm2, delta), delta, gamma, kappa);
       sp.population_overlap *= factor(mu_norm2);

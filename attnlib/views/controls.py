@@ -188,7 +188,7 @@ def resolve_state(cls: type, state, overrides: dict):
 def sequence_process(state) -> positional.SignProcess:
     """Normalise the sequence fields of a frozen ``state`` (family, T, r, L, tau) and return its sign process.
 
-    The family's own rules (r in [0, 0.99] for markov, 1 <= L <= T for the block families) are those of
+    The family's own rules (r in [-1, 1] for markov, 1 <= L <= T for the block families) are those of
     :func:`attnlib.model.positional.family`.
     """
     set_ = object.__setattr__
