@@ -27,11 +27,13 @@ SWAPS = {
     "intro: edge overlap of a random direction": """
         _swap(attnlib.theory._routes, "edge_overlap_ratio", lambda theta, delta, gamma: 1.0)
     """,
-    # the critical window narrowing like d^(-1/2) (a Gaussian fluctuation scale) instead of d^(-1/3)
-    "intro: critical window of width d^(-1/2)": """
+    # the critical window centred on the population threshold sqrt(delta) instead of the sample threshold x*
+    "intro: critical window around the population threshold": """
         _F = attnlib.theory.fluctuations
-        _width = _F.window_width
-        _swap(_F, "window_width", lambda delta, gamma, d: _width(delta, gamma, d) * d ** (-1 / 6))
+        def _wrong(theta, delta, gamma, d):
+            t = (np.asarray(theta, dtype=float) - delta - np.sqrt(delta)) / _F.window_width(delta, gamma, d)
+            return float(t) if t.ndim == 0 else t
+        _swap(_F, "window_position", _wrong)
     """,
     # the label's signal-to-noise ratio ranked by alpha/kappa (varsigma^2 = M alpha/kappa for every weighting)
     "intro: label snr as M alpha/kappa": """

@@ -91,7 +91,7 @@ SWAPS = {
     """,
     # the classical spiked-covariance outlier (1 + theta)(1 + delta/theta), forgetting the shift x = theta - delta:
     # the spikes fed with this vocabulary's own ||h||^2 and ||g||^2 must reject it
-    "population outlier without the shift": """
+    "model: population outlier without the shift": """
         import dataclasses
         _S = attnlib.theory._spikes
         _spike = _S.spike
