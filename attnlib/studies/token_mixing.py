@@ -26,8 +26,8 @@ from attnlib.model.pooling import token_matrix
 from attnlib.engine.montecarlo import sweep
 from attnlib.model.setting import Setting, sizes_for
 
-__all__ = ["free_cumulants", "heavy_token_term", "m4_shift", "token_mixing_spectrum", "token_mixing_moments",
-           "TDeparture", "t_departure"]
+__all__ = ["free_cumulants", "heavy_token_term", "HeavyToken", "heavy_token_thresholds", "m4_shift",
+           "token_mixing_spectrum", "token_mixing_moments", "TDeparture", "t_departure"]
 
 
 def free_cumulants(moments) -> np.ndarray:
@@ -89,6 +89,57 @@ def heavy_token_term(delta, gamma, w, d: int) -> float:
     counts = np.arange(int(lam + 50.0 * np.sqrt(lam) + 20.0 * np.log(V) + 100.0))
     expected_max = float(np.sum(-np.expm1(V * stats.poisson.logcdf(counts, lam))))
     return delta * expected_max / lam
+
+
+@dataclass(frozen=True)
+class HeavyToken:
+    """When the most-used token reaches the top of the spectrum (:func:`heavy_token_thresholds`).
+
+    ``outlier_uses``: the uses k of one token beyond which its noise direction is an outlier of S;
+    ``edge_uses``: the uses at which the lower bound 1 + gamma k / T_eff reaches the upper edge; ``*_log10_d``:
+    log10 of the dimension d = delta V at which the most-used of V tokens is expected to reach each.
+    """
+
+    outlier_uses: float
+    edge_uses: float
+    outlier_log10_d: float
+    edge_log10_d: float
+
+
+def heavy_token_thresholds(delta, gamma, w) -> HeavyToken:
+    r"""The dimension at which the most-used token's noise direction leaves the bulk of S, at fixed weights.
+
+    With the token-mixing matrix M (the sequences' token weights, :func:`token_mixing_spectrum`),
+    :math:`S/\kappa = \delta\,(M/\kappa)^{1/2}(Z^\top Z/d)(M/\kappa)^{1/2}` up to its zero eigenvalues: a
+    sample covariance of d Gaussian samples (ratio 1/delta) of a population :math:`M/\kappa`, whose bulk is
+    :math:`\mathrm{MP}_\eta` (:math:`\eta = V/N = \gamma/\delta`) and in which a token used k times is an
+    eigenvalue :math:`\ell = \eta k/T_\mathrm{eff}` (k ~ Poisson(T_eff/eta), the replacement of
+    :func:`heavy_token_term`). By the sample transition (``theory.critical_x``) it becomes an outlier of S when
+    :math:`\ell > (y+1)(y+\eta)/y` with y the positive root of
+    :math:`y^3 - (\eta + 1/\delta + \eta/\delta)\,y - 2\eta/\delta` (at that point the outlier
+    :math:`\delta\,(y+1)(y+\eta)(y+1/\delta)/y^2` meets the upper edge of the bulk law). The lower bound
+    :math:`\hat z_v^\top S\hat z_v/\kappa \approx 1 + \gamma k/T_\mathrm{eff}` reaches that edge only at a
+    larger k. The most-used of V tokens reaches k about when :math:`V\,\mathbb P(\mathrm{Poisson}(T_\mathrm{eff}/
+    \eta) \ge k) = 1`, i.e. at d = delta V.
+
+    ``delta``, ``gamma``: ratios d/V and d/N (> 0); ``w``: the pooling weights. Returns a :class:`HeavyToken`.
+    """
+    from scipy import stats  # scipy.stats is slow to import; only this function and heavy_token_term need it
+
+    delta = _v.positive("delta", delta)
+    gamma = _v.positive("gamma", gamma)
+    t_eff = 1.0 / _w_ratio(w)
+    eta = gamma / delta
+    y = theory.critical_x(eta, 1.0 / delta)[0]
+    outlier_uses = t_eff / eta * (y + 1.0) * (y + eta) / y
+    edge_uses = t_eff * (theory.bulk_edges(delta, gamma)[1] - 1.0) / gamma
+    counts = stats.poisson(t_eff / eta)
+
+    def log10_d(uses):
+        return float((np.log(delta) - counts.logsf(uses)) / np.log(10.0))
+
+    return HeavyToken(outlier_uses=float(outlier_uses), edge_uses=float(edge_uses),
+                      outlier_log10_d=log10_d(outlier_uses), edge_log10_d=log10_d(edge_uses))
 
 
 def _token_weights(V: int, N: int, w, rng: np.random.Generator):

@@ -89,4 +89,20 @@ SWAPS = {
         _swap(_W, "kappa", lambda w: float(np.sum(np.asarray(w, dtype=float)) ** 2))
         attnlib.model.setting.Setting.kappa = property(lambda self: float(self.weights.sum() ** 2))
     """,
+    # the classical spiked-covariance outlier (1 + theta)(1 + delta/theta), forgetting the shift x = theta - delta:
+    # the spikes fed with this vocabulary's own ||h||^2 and ||g||^2 must reject it
+    "model: population outlier without the shift": """
+        import dataclasses
+        _S = attnlib.theory._spikes
+        _spike = _S.spike
+
+        def _wrong(theta, delta, gamma, kappa=1.0, *, direction="spike"):
+            sp = _spike(theta, delta, gamma, kappa, direction=direction)
+            th = np.asarray(sp.theta, dtype=float)
+            moved = np.where(np.isfinite(sp.population_eigenvalue),
+                             kappa * (th + 1.0) * (th + delta) / np.where(th > 0, th, 1.0), np.nan)
+            return dataclasses.replace(sp, population_eigenvalue=moved if np.ndim(moved) else float(moved))
+
+        _swap(_S, "spike", _wrong)
+    """,
 }

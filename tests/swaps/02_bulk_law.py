@@ -54,4 +54,19 @@ SWAPS = {
 
         _swap(_bulk, "finite_size_parameters", _params_alpha)
     """,
+    # the most-used token an outlier as soon as its share of the token-mixing matrix leaves that matrix's bulk,
+    # (1 + sqrt(eta))^2, instead of at the sample threshold of a spike on MP_eta seen through d samples
+    "heavy token outlier at the population edge": """
+        import dataclasses
+        _M = attnlib.studies.token_mixing
+        _right = _M.heavy_token_thresholds
+
+        def _at_edge(delta, gamma, w):
+            h = _right(delta, gamma, w)
+            eta = gamma / delta
+            uses = (1 + np.sqrt(eta)) ** 2 / (eta * _M._w_ratio(w))  # T_eff / eta times the edge
+            return dataclasses.replace(h, outlier_uses=float(uses))
+
+        _swap(_M, "heavy_token_thresholds", _at_edge)
+    """,
 }
