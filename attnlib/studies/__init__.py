@@ -13,7 +13,7 @@ Imports only the layers below.
 """
 
 from attnlib.studies import (causal_attention, classifiers, downstream, experiment, finite_size, k_class_sweep,
-                             learning, real_layer, token_mixing)
+                             learning, real_layer, stacked_layers, token_mixing)
 
 __all__ = ["downstream", "experiment", "classifiers", "finite_size", "token_mixing", "causal_attention",
-           "real_layer", "learning", "k_class_sweep"]
+           "real_layer", "learning", "k_class_sweep", "stacked_layers"]
