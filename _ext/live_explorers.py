@@ -6,7 +6,7 @@ path through ``local_extensions``):
 1. **Assets from the build.** The files of ``_ext/web/`` are added to ``html_static_path``, so the HTML build
    copies them into ``_static/``: the closed forms (``THEORY_SCRIPTS``: ``attnlib-theory-*.js``, one concept
    each, and ``attnlib-theory.js``, which defines ``window.attnlibTheory``), the explorers
-   (``EXPLORER_SCRIPTS``: numbers and text, canvas plots, the nine kinds in four files, and
+   (``EXPLORER_SCRIPTS``: numbers and text, canvas plots, the kinds (``attnlib-kinds-*.js``), and
    ``attnlib-explorers.js``, the widget, which defines ``window.attnlibExplorers`` and boots the figures) and
    ``attnlib-explorers.css``. Classic scripts, no modules and no library: the pages work offline and from
    ``file://`` (where browsers refuse ES modules); they share code through one global, ``window.attnlibWeb``.
@@ -44,6 +44,7 @@ EXPLORER_SCRIPTS = (  # window.attnlibExplorers, the live figures (they use the 
     "attnlib-kinds-spectrum.js",  # kinds spectrum and bulk (use the cached theory)
     "attnlib-kinds-spikes.js",  # kinds phase, population and sample (along theta)
     "attnlib-kinds-recovery.js",  # kinds population_recovery and sample_recovery (use the cached theory)
+    "attnlib-kinds-heads.js",  # kind heads, and the port of attnlib.theory.heads (window.attnlibWeb.heads)
     "attnlib-explorers.js",  # the widget; defines window.attnlibExplorers and boots the figures
 )
 SCRIPTS = (*THEORY_SCRIPTS, *EXPLORER_SCRIPTS)  # in this order: each script uses only those before it

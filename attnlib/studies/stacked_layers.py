@@ -78,7 +78,8 @@ class StackDraw:
     """One draw: for each mode of :data:`MODES` (index 0, 1) and for its limit weights, the top eigenvalue of
     the centred S and its eigenvector's squared overlaps with h and u (``top``, ``overlap_h``, ``overlap_u``:
     (2, 2) arrays, [mode, layer or limit]); over the N sequences, the means ``alpha`` of (w_nᵀ xi_n)^2 and
-    ``kappa`` of ||w_n||^2 (2,), and ``deviation`` of ||w_n - w_lim||^2 / ||w_lim||^2 (2,)."""
+    ``kappa`` of ||w_n||^2 (2,), ``alpha_limit`` of (w_limᵀ xi_n)^2 (2,: the same signs, the limit weights)
+    and ``deviation`` of ||w_n - w_lim||^2 / ||w_lim||^2 (2,)."""
 
     d: int
     top: np.ndarray
@@ -86,6 +87,7 @@ class StackDraw:
     overlap_u: np.ndarray
     alpha: np.ndarray
     kappa: np.ndarray
+    alpha_limit: np.ndarray
     deviation: np.ndarray
 
 
@@ -123,8 +125,9 @@ def stack_draw(process: SignProcess, d: int, V: int, N: int, mu_norm2: float, ta
                 top[m, j], ov_h[m, j], ov_u[m, j] = vals[0], *squared_cosines(vecs, h), *squared_cosines(vecs, u)
     alpha = np.mean(np.einsum("mnt,nt->mn", W, xi) ** 2, axis=1)
     kappa = np.mean(np.einsum("mnt,mnt->mn", W, W), axis=1)
+    alpha_limit = np.array([np.mean((xi @ lim) ** 2) for lim in limits])
     dev = np.array([np.mean(np.sum((W[m] - limits[m]) ** 2, axis=1)) / (limits[m] @ limits[m]) for m in range(2)])
-    return StackDraw(d, top, ov_h, ov_u, alpha, kappa, dev)
+    return StackDraw(d, top, ov_h, ov_u, alpha, kappa, alpha_limit, dev)
 
 
 def stack_scan(process: SignProcess, dims, taus, *, draws: int, seed: int, delta: float = 0.5,

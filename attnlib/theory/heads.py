@@ -3,7 +3,7 @@ r"""Many heads: the spikes and the bulk of H concatenated attention heads, and t
 H heads with fixed weights W = [w^(1) ... w^(H)] (T x H) pool a sequence into c = vec(X W) in R^{dH} (the H
 pooled vectors stacked). Given the vocabulary its covariance is exactly (WᵀRW) ⊗ hhᵀ + (WᵀW) ⊗ W', with the
 H x H matrices A = WᵀRW and B = WᵀW of :func:`head_matrices`. In the limit, with G the Stieltjes transform
-of MP_delta (:func:`attnlib.theory.mp_stieltjes`) and B = U diag(b) Uᵀ:
+of MP_delta (through psi = zeta G - 1, :func:`mp_psi`) and B = U diag(b) Uᵀ:
 
 * the noise (population) law is that of b_i x, b_i an eigenvalue of B and x ~ MP_delta, with upper edge
   max(b) (1 + sqrt(delta))^2 (:func:`population_edge`);
@@ -28,14 +28,16 @@ import numpy as np
 from scipy.optimize import brentq
 
 from attnlib.numerics import checks as _v
-from attnlib.theory._routes import mp_stieltjes
 
 __all__ = ["check_heads", "head_matrices", "pencil", "SpanBound", "span_bound", "whiten", "noise_scales",
-           "population_edge", "resolvent_matrix", "signal_matrix", "sample_map", "critical_point",
+           "population_edge", "mp_psi", "resolvent_matrix", "signal_matrix", "sample_map", "critical_point",
            "bulk_upper_edge", "bulk_moments", "bulk_density", "HeadSpikes", "spikes", "signal_spikes",
            "signal_thresholds", "spike_curves"]
 
 _ZERO = 1e-12  # an eigenvalue of B at most this times the largest counts as 0 (a head in the span of others)
+#: An eigenvalue of K at most this times the largest counts as 0: its spike would need a signal a million times
+#: stronger than the top one's, and double precision determines it only to about 1e-16 / RELATIVE_K of itself.
+RELATIVE_K = 1e-6
 
 
 def check_heads(W, T: int | None = None) -> np.ndarray:
@@ -109,11 +111,15 @@ def whiten(W) -> np.ndarray:
     return W @ (U / np.sqrt(b)) @ U.T
 
 
+def _spectral(B: np.ndarray):
+    b, U = np.linalg.eigh(B)
+    b = np.clip(b, 0.0, None)
+    return np.where(b <= _ZERO * b[-1], 0.0, b), U
+
+
 def noise_scales(B) -> np.ndarray:
     """The eigenvalues b_i of B = WᵀW (ascending, clipped at 0; those at most 1e-12 max(b) set to 0)."""
-    b = np.linalg.eigvalsh(_v.finite_array("B", B))
-    b = np.clip(b, 0.0, None)
-    return np.where(b <= _ZERO * b[-1], 0.0, b)
+    return _spectral(_v.finite_array("B", B))[0]
 
 
 def population_edge(B, delta) -> float:
@@ -121,32 +127,37 @@ def population_edge(B, delta) -> float:
     return float(noise_scales(B)[-1] * (1.0 + np.sqrt(_v.positive("delta", delta))) ** 2)
 
 
-def _g(zeta: np.ndarray, delta: float, derivative: bool) -> np.ndarray:
-    """G(zeta) of MP_delta (or G'), for zeta at or above its edge; at the edge G = 1/(sqrt(delta) + delta)."""
+def mp_psi(zeta, delta, *, derivative: bool = False):
+    """psi(zeta) = zeta G(zeta) - 1 of MP_delta (or psi' = -psi/r), real zeta at or above the edge, vectorised:
+    psi = 2/(a + r), a = zeta - 1 - delta, r = sqrt(a^2 - 4 delta), the root of delta psi^2 - a psi + 1 = 0.
+    It is :func:`attnlib.theory.mp_stieltjes`'s zeta G - 1 without its cancellation at large zeta = y/b."""
+    delta = _v.positive("delta", delta)
+    zeta = np.asarray(_v.finite_array("zeta", zeta), dtype=float)
     edge = (1.0 + np.sqrt(delta)) ** 2
-    inside = zeta <= edge * (1.0 + 1e-15)
-    if np.any(inside & derivative):
-        raise ValueError("G' is infinite at the edge of MP_delta")
-    out = np.empty_like(zeta)
-    out[inside] = 1.0 / (np.sqrt(delta) + delta)
-    if np.any(~inside):
-        out[~inside] = mp_stieltjes(zeta[~inside], delta, derivative=derivative)
-    return out
+    if np.any(zeta < edge * (1.0 - 1e-13)):
+        raise ValueError(f"zeta must be at least the edge (1 + sqrt(delta))^2 = {edge:.6g}")
+    at_edge = np.abs(zeta / edge - 1.0) < 1e-14  # the edge up to rounding: r = 0 exactly
+    a = np.where(at_edge, 2.0 * np.sqrt(delta), zeta - 1.0 - delta)
+    r = np.where(at_edge, 0.0, np.sqrt(np.maximum(a * a - 4.0 * delta, 0.0)))
+    psi = 2.0 / (a + r)
+    if not derivative:
+        return psi
+    if np.any(r == 0):
+        raise ValueError("psi' is infinite at the edge of MP_delta")
+    return -psi / r
 
 
 def _phi(ell: float, b: np.ndarray, delta: float, derivative: bool = False) -> np.ndarray:
-    """int dMP_delta(x) / (ell - b x) for each b (or its derivative in ell)."""
+    """int dMP_delta(x) / (ell - b x) = (1 + psi(ell/b)) / ell for each b (1/ell at b = 0), or its derivative
+    -((1 + psi) + zeta psi / r) / ell^2 (= (zeta psi' - 1 - psi) / ell^2)."""
     out = np.full(b.shape, -1.0 / ell**2 if derivative else 1.0 / ell)
     pos = b > 0
     if np.any(pos):
-        out[pos] = _g(ell / b[pos], delta, derivative) / b[pos] ** (2 if derivative else 1)
+        zeta = ell / b[pos]
+        psi = mp_psi(zeta, delta)
+        out[pos] = (zeta * mp_psi(zeta, delta, derivative=True) - 1.0 - psi) / ell**2 if derivative else (
+            1.0 + psi) / ell
     return out
-
-
-def _spectral(B: np.ndarray):
-    b, U = np.linalg.eigh(B)
-    b = np.clip(b, 0.0, None)
-    return np.where(b <= _ZERO * b[-1], 0.0, b), U
 
 
 def _root(A: np.ndarray) -> np.ndarray:
@@ -173,14 +184,25 @@ def signal_matrix(ell, A, B, delta) -> np.ndarray:
     return S @ resolvent_matrix(ell, B, delta) @ S
 
 
+def _k_values(ell: float, A, B, delta) -> np.ndarray:
+    """The eigenvalues of K(ell), descending, those at most RELATIVE_K times the largest set to 0."""
+    lam = np.linalg.eigvalsh(signal_matrix(ell, A, B, delta))[::-1]
+    return np.where(lam > RELATIVE_K * max(lam[0], 0.0), lam, 0.0)
+
+
 def _z(y: np.ndarray, b: np.ndarray, delta: float, gamma: float, derivative: bool) -> np.ndarray:
-    """z(y) or z'(y) for an array of y and the positive b_i (validated)."""
+    """z(y) or z'(y) for an array of y and the positive b_i (validated); z' = 1 + gamma sum_i psi_i (r_i - zeta_i)
+    / r_i, with r - zeta = -((1 + delta)(2 zeta - 1 - delta) + 4 delta) / (r + zeta) (no cancellation)."""
     zeta = y[..., None] / b
-    G = _g(zeta.ravel(), delta, False).reshape(zeta.shape)
+    psi = mp_psi(zeta, delta)
     if not derivative:
-        return y * (1.0 + gamma * np.sum(zeta * G - 1.0, axis=-1))
-    dG = _g(zeta.ravel(), delta, True).reshape(zeta.shape)
-    return 1.0 + gamma * np.sum(2.0 * zeta * G - 1.0 + zeta**2 * dG, axis=-1)
+        return y * (1.0 + gamma * np.sum(psi, axis=-1))
+    a = zeta - 1.0 - delta
+    r = np.sqrt(np.maximum(a * a - 4.0 * delta, 0.0))
+    if np.any(r == 0):
+        raise ValueError("z' is infinite at the population edge")
+    gap = -((1.0 + delta) * (2.0 * zeta - 1.0 - delta) + 4.0 * delta) / (r + zeta)
+    return 1.0 + gamma * np.sum(psi * gap / r, axis=-1)
 
 
 def sample_map(y, B, delta, gamma, *, derivative: bool = False):
@@ -215,8 +237,7 @@ def bulk_upper_edge(B, delta, gamma) -> float:
 
 
 def bulk_moments(B, delta, gamma) -> tuple[float, float]:
-    """(m1, m2) of the bulk law (per coordinate of R^{dH}): tr B / H and
-    (1 + delta) tr(B^2)/H + gamma (tr B)^2 / H."""
+    """(m1, m2) of the bulk law (per coordinate): tr B / H and (1 + delta) tr(B^2)/H + gamma (tr B)^2 / H."""
     B = _v.finite_array("B", B)
     delta, gamma = _v.positive("delta", delta), _v.nonnegative("gamma", gamma)
     H = B.shape[0]
@@ -292,17 +313,13 @@ class HeadSpikes:
         return int(np.sum(np.isfinite(self.sample_eigenvalue)))
 
 
-def _ordered_eig(M: np.ndarray, k: int) -> float:
-    return float(np.linalg.eigvalsh(M)[::-1][k])
-
-
 def _population_roots(h_norm2: float, A, B, delta):
     """Roots ell > edge of h2 lambda_k(K(ell)) = 1, k = 0..H-1 (nan where there is none)."""
     edge = population_edge(B, delta)
-    top = np.linalg.eigvalsh(signal_matrix(edge, A, B, delta))[::-1] * h_norm2
+    top = _k_values(edge, A, B, delta) * h_norm2
     roots = np.full(top.size, np.nan)
     for k in np.flatnonzero(top > 1.0):
-        f = lambda ell: h_norm2 * _ordered_eig(signal_matrix(ell, A, B, delta), int(k)) - 1.0  # noqa: E731
+        f = lambda ell: h_norm2 * np.linalg.eigvalsh(signal_matrix(ell, A, B, delta))[-1 - k] - 1.0  # noqa: E731
         hi = 2.0 * edge
         while f(hi) > 0:
             hi *= 2.0
@@ -311,7 +328,10 @@ def _population_roots(h_norm2: float, A, B, delta):
 
 
 def _overlap(ell: float, A, B, delta, k: int) -> float:
-    """a' Phi^2 a / a' (-Phi') a with a = A^{1/2} y_k: cos^2 of the population eigenvector with R^H ⊗ h."""
+    """a' Phi^2 a / a' (-Phi') a with a = A^{1/2} y_k: cos^2 of the population eigenvector with R^H ⊗ h
+    (0 at the edge, where Phi' is infinite)."""
+    if ell <= population_edge(B, delta) * (1.0 + 1e-14):
+        return 0.0
     S = _root(A)
     Phi = resolvent_matrix(ell, B, delta)
     y = np.linalg.eigh(S @ Phi @ S)[1][:, ::-1][:, k]
@@ -327,8 +347,7 @@ def spikes(h_norm2, A, B, delta, gamma) -> HeadSpikes:
     delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
     roots = _population_roots(h2, A, B, delta)
     y_star = critical_point(B, delta, gamma)
-    n = roots.size
-    pop_ov, smp_eig, smp_ov = np.zeros(n), np.full(n, np.nan), np.zeros(n)
+    pop_ov, smp_eig, smp_ov = np.zeros(roots.size), np.full(roots.size, np.nan), np.zeros(roots.size)
     for k in np.flatnonzero(np.isfinite(roots)):
         ell = roots[k]
         pop_ov[k] = _overlap(ell, A, B, delta, int(k))
@@ -355,13 +374,14 @@ def signal_spikes(R, W, delta, gamma, mu_norm2, *, direction: str = "u") -> Head
 
 def signal_thresholds(R, W, delta, gamma) -> tuple[np.ndarray, np.ndarray]:
     """(population, sample) thresholds on ||mu||^2 of each spike k: 1/lambda_k(K(y)) - delta at y = the
-    population edge and y = y* (0 where the class split q alone is enough, inf where lambda_k = 0)."""
+    population edge and y = y* (0 where the class split q alone is enough, inf where lambda_k = 0, or below
+    RELATIVE_K times lambda_1)."""
     A, B = head_matrices(R, W)
     out = []
     for g in (0.0, _v.positive("gamma", gamma)):
-        lam = np.linalg.eigvalsh(signal_matrix(critical_point(B, delta, g), A, B, delta))[::-1]
+        lam = _k_values(critical_point(B, delta, g), A, B, delta)
         with np.errstate(divide="ignore"):
-            out.append(np.where(lam > 1e-14 * max(lam[0], 1e-300), np.maximum(1.0 / lam - delta, 0.0), np.inf))
+            out.append(np.where(lam > 0, np.maximum(1.0 / np.where(lam > 0, lam, 1.0) - delta, 0.0), np.inf))
     return out[0], out[1]
 
 
@@ -374,7 +394,7 @@ def spike_curves(R, W, delta, gamma, ells) -> dict:
     A, B = head_matrices(R, W)
     ells = np.atleast_1d(_v.finite_array("ells", ells)).astype(float)
     y_star = critical_point(B, delta, gamma)
-    lam = np.array([np.linalg.eigvalsh(signal_matrix(e, A, B, delta))[::-1] for e in ells]).T
+    lam = np.array([_k_values(e, A, B, delta) for e in ells]).T
     with np.errstate(divide="ignore"):
         mu2 = np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0) - delta, np.inf)
     z = np.array([sample_map(e, B, delta, gamma) if e > y_star else np.nan for e in ells])

@@ -19,7 +19,7 @@ from attnlib.model import positional
 from attnlib.model import weights as _w
 
 __all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "WEIGHTINGS", "GAMMA_MAX",
-           "THETA_MAX", "TAU_MAX", "on_grid", "resolve_state", "sequence_process"]
+           "THETA_MAX", "TAU_MAX", "HEADS_MAX", "on_grid", "resolve_state", "sequence_process"]
 
 #: The R families offered (those of :func:`attnlib.model.positional.family`) and the named weightings
 #: (those of :func:`attnlib.model.weights.named`).
@@ -33,6 +33,8 @@ KINDS = ("float", "int", "dropdown", "toggle", "check")
 GAMMA_MAX = 3.0
 THETA_MAX = 8.0
 TAU_MAX = 8.0
+#: Most heads of the heads explorer.
+HEADS_MAX = 4
 
 _GRID_TOL = 1e-9
 
@@ -128,6 +130,13 @@ CONTROLS: dict[str, Control] = {c.name: c for c in (
             shown_when=("family", _BLOCK_FAMILIES)),
     Control("centered", "check", default=True, label="center the pooled vectors",
             help="centre the pooled vectors before forming S (uncentered: a second, vocabulary-mean spike)"),
+    Control("heads", "int", 1, HEADS_MAX, 1, 2, "heads H", "number of concatenated heads"),
+    Control("anticausal", "check", default=True, label="even heads anti-causal",
+            help="heads 2 and 4 read the sequence from its end (their weights reversed)"),
+    *(Control(f"tau{j}", "float", -4.0, TAU_MAX, 0.5, 0.0, f"τ{'₁₂₃₄'[j - 1]}",
+              f"score scale of head {j} (causal attention in the limit)",
+              shown_when=("heads", tuple(range(j, HEADS_MAX + 1))) if j > 1 else ())
+      for j in range(1, HEADS_MAX + 1)),
 )}
 
 #: Which controls each explorer shows, row by row.

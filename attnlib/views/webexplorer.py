@@ -22,7 +22,9 @@ Kinds (``KINDS``): the three explorers of :mod:`attnlib.views.explorers` with th
 pooling, at the population or the sample level; controls: the R family and its parameter, delta, gamma for the
 sample level, and the ||mu||^2 of the read-out); "family" (the weights of an R family, its parameter, and the
 recovery they give); and the one-knob figures along theta "population" (theta) and "sample" (theta, gamma),
-which have no still image and are superseded by the recovery kinds (kept while chapters embed them).
+which have no still image and are superseded by the recovery kinds (kept while chapters embed them); "heads"
+(concatenated causal heads: their number, each head's tau, anti-causal even heads; the outliers of S along
+||mu||^2 and the threshold as heads are added, :mod:`attnlib.theory.heads`).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from attnlib.views.plotting import COLORS
 __all__ = ["KINDS", "LiveExplorer", "embed", "payload"]
 
 KINDS = ("spectrum", "phase", "weights", "bulk", "population", "sample", "population_recovery", "sample_recovery",
-         "family")
+         "family", "heads")
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,10 @@ _KINDS = {  # the rows of "spectrum", "phase" and "weights" are the ipywidgets e
     "sample_recovery": _Kind((_R_FAMILY, ("delta", "gamma", "mu_norm2")),
                              defaults=(("family", "prefix"), ("gamma", 1.0), ("mu_norm2", 0.5)), **_RECOVERY),
     "family": _Kind((_R_FAMILY,), fixed=(("T", 16), ("delta", 0.5), ("gamma", 0.25), ("mu_norm2", 0.5))),
+    "heads": _Kind((_R_FAMILY, ("heads", "anticausal"), ("tau1", "tau2", "tau3", "tau4"),
+                    ("delta", "gamma", "mu_norm2")), fixed=(("T", 16),),
+                   defaults=(("family", "blocks"), ("gamma", 1.0), ("mu_norm2", 1.5)),
+                   labels=(("mu_norm2", "‖μ‖² (read-out)"),)),
 }
 _PRINT_DPI = 150  # the still images are for print
 # How a fixed parameter given to payload() is checked.
