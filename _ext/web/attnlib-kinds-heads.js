@@ -288,8 +288,9 @@
   const MU2_MAX = 2.0;
 
   function stateHeads(s, T) {
-    const taus = Array.from({ length: s.heads }, (_, j) => s[`tau${j + 1}`]);
-    const reversed = s.anticausal ? [1, 3].filter((j) => j < s.heads) : [];
+    const H = Number(s.heads); // a toggle: "1" to "4"
+    const taus = Array.from({ length: H }, (_, j) => s[`tau${j + 1}`]);
+    const reversed = s.anticausal ? [1, 3].filter((j) => j < H) : [];
     return headsMatrix(T, taus, reversed);
   }
 
@@ -306,7 +307,7 @@
       const top = Math.max(2.0 * yStar, 2.0 * aMax * (Math.max(MU2_MAX, s.mu_norm2) + s.delta));
       const ells = Array.from({ length: 200 }, (_, i) => yStar * (1.0 + 1e-8 * ((top / yStar - 1.0) / 1e-8) ** (i / 199)));
       const curves = spikeCurves(R, W, s.delta, s.gamma, ells);
-      const nested = Array.from({ length: s.heads }, (_, h) => thresholds(R, W.map((row) => row.slice(0, h + 1)), s.delta, s.gamma)[1]);
+      const nested = Array.from({ length: W[0].length }, (_, h) => thresholds(R, W.map((row) => row.slice(0, h + 1)), s.delta, s.gamma)[1]);
       const sims = this.data.simulations;
       return {
         curves, nested, edge: sampleMap(yStar, B, s.delta, s.gamma),
@@ -340,9 +341,9 @@
       left.end();
       const hs = th.nested.map((_, h) => h + 1);
       const vals = th.nested.flatMap((t) => t.slice(0, 2)).filter(Number.isFinite);
-      right.begin([0.5, s.heads + 0.5], [0, 1.1 * Math.max(0.1, ...vals)],
+      right.begin([0.5, hs.length + 0.5], [0, 1.1 * Math.max(0.1, ...vals)],
         { title: `${s.family}, δ = ${fmt(s.delta)}, γ = ${fmt(s.gamma)}` });
-      for (let k = 0; k < Math.min(2, s.heads); k++) {
+      for (let k = 0; k < Math.min(2, hs.length); k++) {
         const xs = hs.slice(k);
         const ys = th.nested.slice(k).map((t) => t[k]);
         right.line(xs, ys, { color: COLORS[k] });

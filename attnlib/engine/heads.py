@@ -8,7 +8,7 @@ of the (N, dH) matrix of pooled vectors are [A_1 E, ..., A_H E], and for x = (x_
 
 with P the centring of R^N. One product is one pass over the table with H columns (E [x_1 ... x_H]), the
 sparse products, and one pass back (Eᵀ[A_1ᵀPu ... A_HᵀPu]); each pass goes through
-:mod:`attnlib.numerics.products` (every sum in double precision). Neither the pooled vectors (N x dH) nor S
+``attnlib.numerics.products`` (every sum in double precision). Neither the pooled vectors (N x dH) nor S
 (dH x dH) exist.
 
 Population level. With W' applied by :class:`attnlib.engine.operators.PopulationCovariance` (alpha = 0,

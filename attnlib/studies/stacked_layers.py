@@ -34,7 +34,7 @@ from attnlib.studies.real_layer import pooling_weights
 
 __all__ = ["MODES", "attention_rows", "stack_weights", "StackDraw", "stack_draw", "stack_scan"]
 
-#: The two stacks of a draw: plain layers, and layers with a residual connection.
+#: The two stacks of a draw, plain layers and layers with a residual connection.
 MODES = ("plain", "residual")
 
 

@@ -148,8 +148,7 @@ def mp_psi(zeta, delta, *, derivative: bool = False):
 
 
 def _phi(ell: float, b: np.ndarray, delta: float, derivative: bool = False) -> np.ndarray:
-    """int dMP_delta(x) / (ell - b x) = (1 + psi(ell/b)) / ell for each b (1/ell at b = 0), or its derivative
-    -((1 + psi) + zeta psi / r) / ell^2 (= (zeta psi' - 1 - psi) / ell^2)."""
+    """int dMP_delta(x) / (ell - b x) = (1 + psi(ell/b)) / ell for each b (1/ell at b = 0), or its derivative."""
     out = np.full(b.shape, -1.0 / ell**2 if derivative else 1.0 / ell)
     pos = b > 0
     if np.any(pos):
@@ -232,8 +231,7 @@ def critical_point(B, delta, gamma) -> float:
 
 def bulk_upper_edge(B, delta, gamma) -> float:
     """Upper edge of the bulk of S: z(y*) (the population edge when gamma = 0)."""
-    y = critical_point(B, delta, gamma)
-    return y if gamma == 0 else sample_map(y, B, delta, gamma)
+    return sample_map(critical_point(B, delta, gamma), B, delta, gamma)
 
 
 def bulk_moments(B, delta, gamma) -> tuple[float, float]:

@@ -130,12 +130,14 @@ CONTROLS: dict[str, Control] = {c.name: c for c in (
             shown_when=("family", _BLOCK_FAMILIES)),
     Control("centered", "check", default=True, label="center the pooled vectors",
             help="centre the pooled vectors before forming S (uncentered: a second, vocabulary-mean spike)"),
-    Control("heads", "int", 1, HEADS_MAX, 1, 2, "heads H", "number of concatenated heads"),
+    Control("heads", "toggle", default="2", label="heads H", help="the number of concatenated heads",
+            options=tuple((str(h), f"{h} head{'s' if h > 1 else ''}") for h in range(1, HEADS_MAX + 1))),
     Control("anticausal", "check", default=True, label="even heads anti-causal",
-            help="heads 2 and 4 read the sequence from its end (their weights reversed)"),
+            help="heads 2 and 4 read the sequence from its end (their weights reversed)",
+            shown_when=("heads", tuple(str(h) for h in range(2, HEADS_MAX + 1)))),
     *(Control(f"tau{j}", "float", -4.0, TAU_MAX, 0.5, 0.0, f"τ{'₁₂₃₄'[j - 1]}",
               f"score scale of head {j} (causal attention in the limit)",
-              shown_when=("heads", tuple(range(j, HEADS_MAX + 1))) if j > 1 else ())
+              shown_when=("heads", tuple(str(h) for h in range(j, HEADS_MAX + 1))) if j > 1 else ())
       for j in range(1, HEADS_MAX + 1)),
 )}
 

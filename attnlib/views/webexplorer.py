@@ -24,7 +24,7 @@ sample level, and the ||mu||^2 of the read-out); "family" (the weights of an R f
 recovery they give); and the one-knob figures along theta "population" (theta) and "sample" (theta, gamma),
 which have no still image and are superseded by the recovery kinds (kept while chapters embed them); "heads"
 (concatenated causal heads: their number, each head's tau, anti-causal even heads; the outliers of S along
-||mu||^2 and the threshold as heads are added, :mod:`attnlib.theory.heads`).
+||mu||^2 and the threshold as heads are added, ``attnlib.theory.heads``).
 """
 
 from __future__ import annotations

@@ -210,7 +210,8 @@ def _heads_draws(state: dict, fixed: dict) -> dict:
     """The top eigenvalues of S (one per spike of the theory, mean and sd over trials) along _HEADS_MU2, for
     the state's heads and for one head fewer and the heads all causal."""
     out = []
-    for change in ({}, {"heads": max(1, state["heads"] - 1)}, {"anticausal": not state["anticausal"]}):
+    for change in ({}, {"heads": str(max(1, int(state["heads"]) - 1))},
+                   {"anticausal": not state["anticausal"]}):
         s = {**state, **change}
         key = relevant(s, _HEADS_FIELDS)
         if any(x["state"] == key for x in out):

@@ -183,14 +183,14 @@ def _family_still(data: dict):
 def heads_matrix(state: dict, T: int) -> np.ndarray:
     """The heads (T x H) of the "heads" explorer: causal limit weights at tau1..tauH, heads 2 and 4 reversed
     (anti-causal) when ``anticausal``."""
-    H = state["heads"]
+    H = int(state["heads"])
     reversed_heads = tuple(j for j in (1, 3) if j < H) if state["anticausal"] else ()
     return _heads.causal_heads(T, [state[f"tau{j}"] for j in range(1, H + 1)], reversed_heads=reversed_heads)
 
 
 def heads_curves(state: dict, fixed: dict, points: int = 200) -> dict:
     """The theory of the "heads" figure: each spike's sample outlier along ||mu||^2 (parametrised by the
-    population outlier, :func:`attnlib.theory.heads.spike_curves`), the thresholds, the bulk edge, and the top
+    population outlier, ``attnlib.theory.heads.spike_curves``), the thresholds, the bulk edge, and the top
     spike's threshold with the first 1..H heads."""
     R = positional.family(state["family"], fixed["T"], r=state["r"], L=state["L"]).R
     W = heads_matrix(state, fixed["T"])
