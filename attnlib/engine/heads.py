@@ -92,6 +92,8 @@ class HeadsPopulation(LinearOperator):
     def __init__(self, vocab: Vocabulary, A: np.ndarray, B: np.ndarray, *, workers: int | None = None):
         self.noise = PopulationCovariance(vocab, 0.0, 1.0, 0.0, workers=workers)  # W'
         self.A, self.B, self.h = np.asarray(A, float), np.asarray(B, float), vocab.h
+        if self.A.ndim != 2 or self.A.shape[0] != self.A.shape[1] or self.A.shape != self.B.shape:
+            raise ValueError(f"A and B must be two (H, H) matrices, got shapes {self.A.shape} and {self.B.shape}")
         self.n_heads, self.d = self.A.shape[0], vocab.d
         self.products = 0
         super().__init__(dtype=np.float64, shape=(self.d * self.n_heads, self.d * self.n_heads))
@@ -116,8 +118,10 @@ def subspace_overlaps(vecs: np.ndarray, direction: np.ndarray, H: int) -> np.nda
     """sum_h (uᵀ v_h)^2 / ||u||^2 for each column v of ``vecs`` (dH, k): cos^2 with the subspace R^H ⊗ u."""
     vecs = np.asarray(vecs, dtype=float)
     u = np.asarray(direction, dtype=float)
-    blocks = vecs.reshape(H, u.size, -1)
-    return np.einsum("d,hdk->hk", u, blocks).__pow__(2).sum(axis=0) / (u @ u) / np.einsum("ij,ij->j", vecs, vecs)
+    if vecs.ndim != 2 or vecs.shape[0] != H * u.size:
+        raise ValueError(f"vecs must be (H d, k) = ({H * u.size}, k), got shape {vecs.shape}")
+    projections = np.einsum("d,hdk->hk", u, vecs.reshape(H, u.size, -1))
+    return np.sum(projections**2, axis=0) / (u @ u) / np.einsum("ij,ij->j", vecs, vecs)
 
 
 @dataclass(frozen=True, eq=False)
