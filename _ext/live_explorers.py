@@ -46,6 +46,7 @@ EXPLORER_SCRIPTS = (  # window.attnlibExplorers, the live figures (they use the 
     "attnlib-kinds-spikes.js",  # kinds phase, population and sample (along theta)
     "attnlib-kinds-recovery.js",  # kinds population_recovery and sample_recovery (use the cached theory)
     "attnlib-kinds-primer.js",  # kind primer (the MP law and its transform, a spike, MP ⊠ MP)
+    "attnlib-kinds-heads.js",  # kind heads, and the port of attnlib.theory.heads (window.attnlibWeb.heads)
     "attnlib-explorers.js",  # the widget; defines window.attnlibExplorers and boots the figures
 )
 SCRIPTS = (*THEORY_SCRIPTS, *EXPLORER_SCRIPTS)  # in this order: each script uses only those before it

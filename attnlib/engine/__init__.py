@@ -12,6 +12,6 @@
 Imports only the layers below (numerics, theory, model).
 """
 
-from attnlib.engine import cost, montecarlo, operators, progress, simulation, slq, compare
+from attnlib.engine import cost, montecarlo, operators, progress, simulation, slq, compare, heads
 
-__all__ = ["simulation", "montecarlo", "operators", "slq", "cost", "spectra", "progress"]
+__all__ = ["simulation", "montecarlo", "operators", "slq", "cost", "spectra", "progress", "heads"]

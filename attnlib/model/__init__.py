@@ -14,8 +14,8 @@
 Imports only :mod:`attnlib.numerics` and :mod:`attnlib.theory`.
 """
 
-from attnlib.model import (frequencies, generative, k_classes, kurtosis, limit, noise, pooling, positional,
+from attnlib.model import (frequencies, generative, heads, k_classes, kurtosis, limit, noise, pooling, positional,
                            setting, variants, weights)
 
 __all__ = ["positional", "weights", "kurtosis", "limit", "setting", "noise", "frequencies", "variants", "generative",
-           "pooling", "k_classes"]
+           "pooling", "k_classes", "heads"]

@@ -14,7 +14,7 @@ Imports only the layers below.
 """
 
 from attnlib.studies import (agreement, causal_attention, classifiers, downstream, experiment, finite_size,
-                             k_class_sweep, learning, real_layer, token_mixing)
+                             k_class_sweep, learning, real_layer, stacked_layers, token_mixing)
 
 __all__ = ["downstream", "experiment", "classifiers", "finite_size", "token_mixing", "causal_attention",
-           "real_layer", "learning", "k_class_sweep", "agreement"]
+           "real_layer", "learning", "k_class_sweep", "agreement", "stacked_layers"]

@@ -19,7 +19,7 @@ from attnlib.model import positional
 from attnlib.model import weights as _w
 
 __all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "WEIGHTINGS", "GAMMA_MAX",
-           "THETA_MAX", "TAU_MAX", "on_grid", "resolve_state", "sequence_process", "PRIMER_VIEWS"]
+           "THETA_MAX", "TAU_MAX", "HEADS_MAX", "on_grid", "resolve_state", "sequence_process", "PRIMER_VIEWS"]
 
 #: The R families offered (those of :func:`attnlib.model.positional.family`) and the named weightings
 #: (those of :func:`attnlib.model.weights.named`).
@@ -33,6 +33,8 @@ KINDS = ("float", "int", "dropdown", "toggle", "check")
 GAMMA_MAX = 3.0
 THETA_MAX = 8.0
 TAU_MAX = 8.0
+#: Most heads of the heads explorer.
+HEADS_MAX = 4
 
 _GRID_TOL = 1e-9
 
@@ -135,6 +137,15 @@ CONTROLS: dict[str, Control] = {c.name: c for c in (
             options=tuple(zip(PRIMER_VIEWS, ("the Marchenko–Pastur law MP_δ and its Stieltjes transform G",
                                              "a spike of strength θ on MP_δ: the secular equation G(λ) = 1/θ",
                                              "MP_δ ⊠ MP_γ against its two factors, and the spike seen in it")))),
+    Control("heads", "toggle", default="2", label="heads H", help="the number of concatenated heads",
+            options=tuple((str(h), f"{h} head{'s' if h > 1 else ''}") for h in range(1, HEADS_MAX + 1))),
+    Control("anticausal", "check", default=True, label="even heads anti-causal",
+            help="heads 2 and 4 read the sequence from its end (their weights reversed)",
+            shown_when=("heads", tuple(str(h) for h in range(2, HEADS_MAX + 1)))),
+    *(Control(f"tau{j}", "float", -4.0, TAU_MAX, 0.5, 0.0, f"τ{'₁₂₃₄'[j - 1]}",
+              f"score scale of head {j} (causal attention in the limit)",
+              shown_when=("heads", tuple(str(h) for h in range(j, HEADS_MAX + 1))) if j > 1 else ())
+      for j in range(1, HEADS_MAX + 1)),
 )}
 
 #: Which controls each explorer shows, row by row.

@@ -25,7 +25,9 @@ recovery they give); and the one-knob figures along theta "population" (theta) a
 which have no still image and are superseded by the recovery kinds (kept while chapters embed them); and
 "primer" (the primer page's figure: a ``view`` switch between the Marchenko-Pastur law MP_delta with its
 Stieltjes transform, a spike of strength theta on it with the secular equation, and MP_delta ⊠ MP_gamma against
-its two factors; controls delta, gamma, theta, each shown in the views it acts in).
+its two factors; controls delta, gamma, theta, each shown in the views it acts in); and "heads" (concatenated
+causal heads: their number, each head's tau, anti-causal even heads; the outliers of S along
+||mu||^2 and the threshold as heads are added, ``attnlib.theory.heads``).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from attnlib.views.plotting import COLORS
 __all__ = ["KINDS", "LiveExplorer", "embed", "payload"]
 
 KINDS = ("spectrum", "phase", "weights", "bulk", "population", "sample", "population_recovery", "sample_recovery",
-         "family", "primer")
+         "family", "primer", "heads")
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,10 @@ _KINDS = {  # the rows of "spectrum", "phase" and "weights" are the ipywidgets e
                     labels=(("theta", "θ (spike)"),),
                     shown=(("gamma", ("view", controls.PRIMER_VIEWS[2:])),
                            ("theta", ("view", controls.PRIMER_VIEWS[1:])))),
+    "heads": _Kind((_R_FAMILY, ("heads", "anticausal"), ("tau1", "tau2", "tau3", "tau4"),
+                    ("delta", "gamma", "mu_norm2")), fixed=(("T", 16),),
+                   defaults=(("family", "blocks"), ("gamma", 1.0), ("mu_norm2", 1.5)),
+                   labels=(("mu_norm2", "‖μ‖² (read-out)"),)),
 }
 _PRINT_DPI = 150  # the still images are for print
 # How a fixed parameter given to payload() is checked.

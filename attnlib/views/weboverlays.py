@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from attnlib.numerics import randomness
-from attnlib.views import controls
+from attnlib.views import controls, webstills
+from attnlib.engine import heads as _engine_heads
+from attnlib.model import heads as _heads
 from attnlib.views.figures.spectrum import SpectrumState, spectrum_simulation
 from attnlib.model import positional
 from attnlib.model import weights as _w
@@ -40,6 +42,8 @@ MU2_GRID = (0.1, 0.25, 0.5, 1.0, 1.5, 2.0)
 RECOVERY_D, RECOVERY_TRIALS = 300, 4
 _RECOVERY_SEED = {"population": 303, "sample": 403}
 _RECOVERY_CHANGES = {"delta": (0.25, 1.0), "gamma": (0.5, 2.0)}
+_HEADS_D, _HEADS_TRIALS, _HEADS_SEED, _HEADS_MU2 = 300, 2, 1501, (0.5, 1.0, 2.0, 3.0)
+_HEADS_FIELDS = ("family", "r", "L", "heads", "anticausal", "tau1", "tau2", "tau3", "tau4", "delta", "gamma")
 
 
 def _r(x) -> float | None:
@@ -202,6 +206,30 @@ def _family_draws(state: dict, fixed: dict) -> dict:
     return {"d": _FAMILY_D, "V": V, "N": N, "trials": _FAMILY_TRIALS, "points": points}
 
 
+def _heads_draws(state: dict, fixed: dict) -> dict:
+    """The top eigenvalues of S (one per spike of the theory, mean and sd over trials) along _HEADS_MU2, for
+    the state's heads and for one head fewer and the heads all causal."""
+    out = []
+    for change in ({}, {"heads": str(max(1, int(state["heads"]) - 1))},
+                   {"anticausal": not state["anticausal"]}):
+        s = {**state, **change}
+        key = relevant(s, _HEADS_FIELDS)
+        if any(x["state"] == key for x in out):
+            continue
+        W = webstills.heads_matrix(s, fixed["T"])
+        V, N = sizes_for(_HEADS_D, s["delta"], s["gamma"])
+        base = Setting(d=_HEADS_D, V=V, N=N, mu_norm2=0.0, process=_process({**s, **fixed}))
+        points = []
+        for i, mu2 in enumerate(_HEADS_MU2):
+            hs = _heads.HeadsSetting(base.replace(mu_norm2=mu2), W)
+            k = max(1, hs.spikes().count)
+            draws = _engine_heads.heads_sweep([hs], seed=_HEADS_SEED + i, trials=_HEADS_TRIALS, k=k)[0]
+            tops = np.array([dr.top for dr in draws])
+            points.append([mu2, [_stat(tops[:, j]) for j in range(k)]])
+        out.append({"state": key, "V": V, "N": N, "points": points})
+    return {"d": _HEADS_D, "trials": _HEADS_TRIALS, "settings": out}
+
+
 def simulations(kind: str, state: dict, fixed: dict) -> dict:
     """The simulated overlay of a live figure of ``kind`` starting at ``state`` (fixed parameters ``fixed``)."""
     if kind == "spectrum":
@@ -218,4 +246,6 @@ def simulations(kind: str, state: dict, fixed: dict) -> dict:
         return _family_draws(state, fixed)
     if kind == "primer":
         return {}  # theory only: the primer's own figures put the laws over simulated spectra
+    if kind == "heads":
+        return _heads_draws(state, fixed)
     raise ValueError(f"kind must be one of the live figures' kinds, got {kind!r}")

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnlib.model import heads as _heads
 from attnlib.model import positional
 from attnlib import theory
+from attnlib.theory import heads as _theory_heads
 from attnlib.model import weights as _w
 from attnlib.views import controls, figures
 from attnlib.views.plotting import COLORS
 
-__all__ = ["KINDS", "still", "recovery_curves", "MU2_MAX"]
+__all__ = ["KINDS", "still", "recovery_curves", "MU2_MAX", "heads_matrix", "heads_curves"]
 
 #: Right end of the ||mu||^2 axis of the recovery figures (the read-out's ||mu||^2 widens it).
 MU2_MAX = 2.0
@@ -239,12 +241,65 @@ def _primer_still(data: dict):
     for ax in (left, right):
         ax.title.set_fontsize(9)
     _legend(fig)
+def heads_matrix(state: dict, T: int) -> np.ndarray:
+    """The heads (T x H) of the "heads" explorer: causal limit weights at tau1..tauH, heads 2 and 4 reversed
+    (anti-causal) when ``anticausal``."""
+    H = int(state["heads"])
+    reversed_heads = tuple(j for j in (1, 3) if j < H) if state["anticausal"] else ()
+    return _heads.causal_heads(T, [state[f"tau{j}"] for j in range(1, H + 1)], reversed_heads=reversed_heads)
+
+
+def heads_curves(state: dict, fixed: dict, points: int = 200) -> dict:
+    """The theory of the "heads" figure: each spike's sample outlier along ||mu||^2 (parametrised by the
+    population outlier, ``attnlib.theory.heads.spike_curves``), the thresholds, the bulk edge, and the top
+    spike's threshold with the first 1..H heads."""
+    R = positional.family(state["family"], fixed["T"], r=state["r"], L=state["L"]).R
+    W = heads_matrix(state, fixed["T"])
+    delta, gamma = state["delta"], state["gamma"]
+    A, B = _theory_heads.head_matrices(R, W)
+    y_star = _theory_heads.critical_point(B, delta, gamma)
+    top = max(2.0 * y_star, 2.0 * np.linalg.eigvalsh(A)[-1] * (max(MU2_MAX, state["mu_norm2"]) + delta))
+    ells = y_star * (1.0 + np.geomspace(1e-8, top / y_star - 1.0, points))
+    curves = _theory_heads.spike_curves(R, W, delta, gamma, ells)
+    nested = [_theory_heads.signal_thresholds(R, W[:, :h], delta, gamma)[1] for h in range(1, W.shape[1] + 1)]
+    return {"W": W, "curves": curves, "thresholds": _theory_heads.signal_thresholds(R, W, delta, gamma)[1],
+            "edge": _theory_heads.bulk_upper_edge(B, delta, gamma), "nested": nested,
+            "spikes": _theory_heads.signal_spikes(R, W, delta, gamma, state["mu_norm2"])}
+
+
+def _heads_still(data: dict):
+    s, f, sims = data["state"], data["fixed"], data["simulations"]
+    th = heads_curves(s, f)
+    colors = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
+    fig, (left, right) = _figure(2, 3.4)
+    left.axhline(th["edge"], color=COLORS["edge"], ls=":", lw=1.2, label="bulk edge")
+    for k in range(th["curves"]["mu2"].shape[0]):
+        left.plot(th["curves"]["mu2"][k], th["curves"]["sample"][k], color=colors[k], label=f"spike {k + 1}")
+        if np.isfinite(th["thresholds"][k]):
+            left.axvline(th["thresholds"][k], color=colors[k], ls=":", lw=1.0)
+    sim = next((x for x in sims["settings"] if x["state"] == {k: s[k] for k in x["state"]}), None)
+    if sim is not None:
+        for mu2, tops in sim["points"]:
+            for k, (mean, sd) in enumerate(tops):
+                left.errorbar(mu2, mean, yerr=sd, fmt="s", ms=3.5, color="#555555", mfc="white", lw=1,
+                              label=f"simulated (d = {sims['d']})" if k == 0 and mu2 == sim["points"][0][0] else None)
+    left.axvline(s["mu_norm2"], color="#000000", ls="--", lw=1)
+    left.set(xlim=(0, max(MU2_MAX, s["mu_norm2"]) * 1.5), xlabel="‖μ‖²", ylabel="outliers of S",
+             title="the spikes of the concatenated heads")
+    heads = np.arange(1, len(th["nested"]) + 1)
+    for k in range(min(2, len(th["nested"]))):
+        right.plot(heads[k:], [t[k] for t in th["nested"][k:]], "o-", color=colors[k], ms=4)
+    right.set(xlabel="heads used (the first H)", ylabel="‖μ‖² threshold", xticks=heads,
+              title=f"{s['family']}, δ = {s['delta']:g}, γ = {s['gamma']:g}")
+    for ax in (left, right):
+        ax.title.set_fontsize(9)
+    _legend(fig, 4)
     return fig
 
 
 _STILLS = {"spectrum": _explorer_still, "phase": _explorer_still, "weights": _explorer_still,
            "bulk": _bulk_still, "population_recovery": _recovery_still, "sample_recovery": _recovery_still,
-           "family": _family_still, "primer": _primer_still}
+           "family": _family_still, "primer": _primer_still, "heads": _heads_still}
 #: The kinds that have a still image.
 KINDS = tuple(_STILLS)
 

@@ -72,6 +72,16 @@ def expected(kind: str, s: dict, f: dict) -> dict:
         return out
     if kind == "primer":
         return _primer(s)
+    if kind == "heads":  # the "heads" explorer: each spike's threshold, outlier and overlap, the bulk edge
+        from attnlib.theory import heads as theory_heads
+        from attnlib.views import webstills
+
+        R, W = _process({**s, **f}).R, webstills.heads_matrix(s, f["T"])
+        thr = theory_heads.signal_thresholds(R, W, s["delta"], s["gamma"])[1]
+        sp = theory_heads.signal_spikes(R, W, s["delta"], s["gamma"], s["mu_norm2"])
+        out = {f"spike-{k + 1}": [thr[k], sp.sample_eigenvalue[k], sp.sample_overlap[k]] for k in range(thr.size)}
+        out["edge"] = [theory_heads.bulk_upper_edge(W.T @ W, s["delta"], s["gamma"])]
+        return out
     assert kind == "family", kind
     process = _process({**f, **s})
     out = {}
