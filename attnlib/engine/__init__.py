@@ -7,7 +7,8 @@
 * :mod:`~attnlib.engine.slq`: spectral densities by stochastic Lanczos quadrature;
 * :mod:`~attnlib.engine.cost`: the work and memory of each path, and the memory check;
 * :mod:`~attnlib.engine.compare`: simulated spectra against a law (distances, extremes, moments);
-* :mod:`~attnlib.engine.progress`: progress bars.
+* :mod:`~attnlib.engine.progress`: progress bars;
+* :mod:`~attnlib.engine.heads`: draws of concatenated heads, matrix-free.
 
 Imports only the layers below (numerics, theory, model).
 """

@@ -9,7 +9,8 @@
   model variants (noise laws and covariance, token frequencies, gathered in ``ModelOptions``);
 * :mod:`~attnlib.model.generative`: the generative draw (vocabulary, tokens, population covariance);
 * :mod:`~attnlib.model.pooling`: attention pooling (the sparse token-weight matrix, the pooled vectors);
-* :mod:`~attnlib.model.k_classes`: more than two classes.
+* :mod:`~attnlib.model.k_classes`: more than two classes;
+* :mod:`~attnlib.model.heads`: concatenated heads (:class:`~attnlib.model.heads.HeadsSetting`).
 
 Imports only :mod:`attnlib.numerics` and :mod:`attnlib.theory`.
 """

@@ -8,7 +8,8 @@
 * :mod:`~attnlib.studies.real_layer`: a real attention layer end to end;
 * :mod:`~attnlib.studies.learning`: learned positional attention;
 * :mod:`~attnlib.studies.k_class_sweep`: the Monte-Carlo sweep of the K-class model;
-* :mod:`~attnlib.studies.agreement`: theory against simulation, setting by setting (:func:`attnlib.compare`).
+* :mod:`~attnlib.studies.agreement`: theory against simulation, setting by setting (:func:`attnlib.compare`);
+* :mod:`~attnlib.studies.stacked_layers`: stacked causal attention layers end to end.
 
 Imports only the layers below.
 """
