@@ -56,6 +56,8 @@ ENGINE = {
     "attnlib.studies.finite_size": ("nested_draws",),
     "attnlib.studies.experiment": ("run_experiment",),
     "attnlib.engine.compare": ("distance_floor",),
+    "attnlib.engine.heads": ("heads_sweep", "simulate_heads"),
+    "attnlib.studies.stacked_layers": ("stack_scan", "stack_draw"),
     "attnlib.views.webexplorer": ("embed",),
 }
 

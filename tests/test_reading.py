@@ -44,7 +44,7 @@ CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.md"))
 # the pages with code: chapters, derivation pages, the introduction, the primer and "Your own problem"
 NOTEBOOKS = CHAPTERS + [BOOK / "intro.md", BOOK / "primer.md", BOOK / "your_problem.md"]
 PAGES = sorted(BOOK.glob("*.md"))
-OPEN_WITH_ANSWERS = [p for p in CHAPTERS if "01" <= p.name[:2] <= "11"]  # Part I and Part II
+OPEN_WITH_ANSWERS = [p for p in CHAPTERS if "01" <= p.name[:2] <= "11" or p.name[:2] == "15"]  # Parts I, II
 MAX_VISIBLE_LINES = 25
 MAX_LINE = 88
 MAX_FIGURE_WIDTH = 6.6  # inches at figure.dpi = 100: a captioned figure is at most 672 px wide at 1280 px

@@ -8,8 +8,8 @@
  * The widget and the boot; loaded last, after the theory (attnlib-theory-*.js, attnlib-theory.js) and the
  * explorers' own scripts, which share code through window.attnlibWeb: attnlib-format.js (numbers, text),
  * attnlib-plot.js (canvas panels, light and dark palettes), attnlib-kinds-weights.js,
- * attnlib-kinds-spectrum.js, attnlib-kinds-spikes.js and attnlib-kinds-recovery.js (the nine kinds,
- * window.attnlibWeb.kinds).
+ * attnlib-kinds-spectrum.js, attnlib-kinds-spikes.js, attnlib-kinds-recovery.js, attnlib-kinds-primer.js
+ * and attnlib-kinds-heads.js (the kinds, window.attnlibWeb.kinds).
  *
  * A classic script (works from file://). It defines window.attnlibExplorers = {instances, boot, format}.
  * Each figure's root element carries data-ready, data-redraws and data-state (for tests); every read-out
