@@ -23,7 +23,8 @@ Text (every page of book/):
   ``sources`` is gone.
 * One meaning per symbol: the notation page lists each symbol once (at least 20, each with a link to where it
   is defined), and the spellings the book retired (``RETIRED``, e.g. kappa_n for free cumulants, delta_x for a
-  point mass, E_+ for an edge) appear in no source, reported with file and line.
+  point mass, E_+ for an edge) appear in no source, reported with file and line; the second meanings a symbol
+  of the notation page was once given are test cases of their own in tests/test_notation.py.
 * Every entry of references.bib is cited somewhere in book/.
 * The results page shows a formula on every line, and the verification appendix shows the ``verification``
   table of every notebook that glues one.
@@ -314,6 +315,8 @@ def test_the_retired_list_catches_what_it_should():
         assert any(p.search(text) for p in RETIRED_RE), f"not caught: {text}"
     for text in kept:
         assert not any(p.search(text) for p in RETIRED_RE), f"wrongly caught: {text}"
+
+
 
 
 # ----------------------------------------------------------------------------- references, results, checks

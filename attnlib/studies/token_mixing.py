@@ -6,7 +6,8 @@ the tokens only through the spectrum of the token-mixing matrix A Aᵀ (:func:`t
 T_eff = kappa^2 / sum_t w_t^4 grows: at fixed weights its first three moments are those of MP and its fourth
 exceeds them by the crossing pairing, which gives S the excess :func:`m4_shift`. :func:`free_cumulants` turns
 moments into free cumulants (the quieter statistic for that excess), and :func:`t_departure` simulates S for
-several numbers of tokens.
+several numbers of tokens. :func:`token_edges` gives the upper edge of the law of S given the tokens of a draw,
+which moves from draw to draw at a fixed number of tokens.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import brentq
 
 from attnlib.numerics import checks as _v
 from attnlib.model import positional
 from attnlib import theory
+from attnlib.theory import population
 from attnlib.theory.spectral_laws import Law, bulk_law
 from attnlib.engine.compare import (distance_floor, extreme_eigenvalues,
     finite_size_parameters, spectrum_moments)
@@ -27,7 +30,7 @@ from attnlib.engine.montecarlo import sweep
 from attnlib.model.setting import Setting, sizes_for
 
 __all__ = ["free_cumulants", "heavy_token_term", "HeavyToken", "heavy_token_thresholds", "m4_shift",
-           "token_mixing_spectrum", "token_mixing_moments", "TDeparture", "t_departure"]
+           "token_mixing_spectrum", "token_mixing_moments", "token_edges", "TDeparture", "t_departure"]
 
 
 def free_cumulants(moments) -> np.ndarray:
@@ -192,6 +195,39 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
     ])
     scale = V / (N * float(w @ w))
     return traces * scale ** np.arange(1, 5) / V
+
+
+def token_edges(d: int, V: int, N: int, w, rng: np.random.Generator, draws: int = 1) -> np.ndarray:
+    r"""Upper edges, in units of kappa, of the law of S/kappa given the tokens, for ``draws`` independent draws of
+    the tokens from ``rng`` (independent signs, mu = 0).
+
+    Given the tokens, S = Z M Z^T / V exactly, with Z the d x V Gaussian noise and M = V A_c^T A_c / N, A_c the
+    N x V token-weight matrix with its column means removed (the centring of S). Z is invariant under rotations
+    of R^V, so the law of S/kappa given M is that of Z diag(spectrum of M/kappa) Z^T / V: the token-side
+    population law of :mod:`attnlib.theory.population` at gamma = 0, evaluated at the draw's own spectrum. M has
+    the eigenvalue 0 along 1 (each row of A sums to sum_t w_t), so the law is taken over its V - 1 others, at the
+    ratio d/(V - 1) and the scale (V - 1)/V. Its upper edge is z(y*), y* the zero of z'(y) above the largest
+    atom. Dense eigenvalues of a V x V matrix: keep V to a few thousand.
+    """
+    d = _v.positive_int("d", d)
+    return np.array([_token_edge(d, *_token_weights(V, N, w, rng))
+                     for _ in range(_v.positive_int("draws", draws))])
+
+
+def _token_edge(d: int, V: int, N: int, w: np.ndarray, A) -> float:
+    """The edge of :func:`token_edges` for one (N, V) token-weight matrix A."""
+    G = (A.T @ A).toarray() - N * np.outer(A.mean(axis=0).A1, A.mean(axis=0).A1)  # A_c^T A_c
+    ev = np.linalg.eigvalsh(G) * V / (N * float(w @ w))
+    ev = ev[ev > 1e-9 * ev[-1]]
+    pop = population.Population(ev, np.full(ev.size, 1.0 / ev.size), side="tokens")
+    ratio = d / ev.size
+    ys = ev[-1] * (1.0 + np.geomspace(1e-6, 10.0, 80))
+    up = np.flatnonzero(population.law_map(ys, pop, ratio, 0.0)[1] > 0)
+    if not up.size or up[0] == 0:  # z decreases just above the largest atom and increases far from it
+        raise ValueError("no critical point of the law's map found above the largest eigenvalue of M")
+    slope = lambda y: float(population.law_map(y, pop, ratio, 0.0)[1])  # noqa: E731
+    y_star = brentq(slope, ys[up[0] - 1], ys[up[0]], xtol=1e-13 * ev[-1])
+    return float(population.law_map(y_star, pop, ratio, 0.0)[0]) * ev.size / V
 
 
 @dataclass(frozen=True, eq=False)

@@ -104,7 +104,7 @@ _FAMILY_HELP = {
 }
 _WEIGHTING_HELP = {
     "mean": "mean pooling, w_t = 1/T",
-    "causal": "causal self-attention in the limit, at temperature tau",
+    "causal": "causal self-attention in the limit, scores multiplied by tau",
     "optimal": "top eigenvector of R (the largest alpha/kappa)",
 }
 _BLOCK_FAMILIES = ("prefix", "suffix", "blocks")
@@ -121,7 +121,7 @@ CONTROLS: dict[str, Control] = {c.name: c for c in (
     Control("weighting", "toggle", default="mean", label="weights", help="the pooling weights",
             options=tuple((name, _WEIGHTING_HELP[name]) for name in WEIGHTINGS)),
     Control("tau", "float", 0.0, TAU_MAX, 0.1, 0.0, "τ (causal)",
-            "temperature of causal attention: the extra score of a query on itself",
+            "score scale of causal attention (it multiplies the scores): the extra score of a query on itself",
             shown_when=("weighting", ("causal",))),
     Control("family", "dropdown", default="markov", label="R family",
             help="the positional correlation R of the class signs",

@@ -107,4 +107,11 @@ SWAPS = {
         attnlib.studies.finite_size.OVERLAP_PEAK = 1.2
         attnlib.studies.finite_size.OVERLAP_TAIL = 1.4
     """,
+    # the edge given the tokens as if the tokens did not move it: the limit edge for every draw
+    "edge given the tokens = limit edge": """
+        _TM = attnlib.studies.token_mixing
+        def _wrong(d, V, N, w, rng, draws=1):
+            return np.full(draws, attnlib.theory.bulk_edges(d / V, d / N)[1])
+        _swap(_TM, "token_edges", _wrong)
+    """,
 }

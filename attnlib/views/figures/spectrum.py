@@ -49,7 +49,7 @@ class SpectrumState:
     weighting : str
         One of ``WEIGHTINGS`` ("mean", "causal", "optimal").
     tau : float
-        Temperature of causal attention (used by "causal").
+        Score scale of causal attention (it multiplies the scores; used by "causal").
     family : str
         One of ``FAMILIES``; ``T``, ``r`` (markov) and ``L`` (prefix, suffix, blocks) are its parameters.
     centered : bool

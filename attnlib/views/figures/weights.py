@@ -39,7 +39,7 @@ class WeightsState:
     family : str
         One of ``FAMILIES``; ``T``, ``r`` (markov) and ``L`` (prefix, suffix, blocks) are its parameters.
     tau : float
-        Temperature of causal attention.
+        Score scale of causal attention (it multiplies the scores).
     """
 
     family: str = _D["family"]
