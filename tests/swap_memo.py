@@ -52,7 +52,7 @@ ENGINE = {
     "attnlib.studies.real_layer": ("layer_scan", "layer_draw"),
     "attnlib.studies.causal_attention": ("deviation_scan", "sample_embeddings"),
     "attnlib.studies.learning": ("train_pooling", "bounded_optimum", "label_snr_optimum"),
-    "attnlib.studies.token_mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments"),
+    "attnlib.studies.token_mixing": ("t_departure", "token_mixing_spectrum", "token_mixing_moments", "token_edges"),
     "attnlib.studies.finite_size": ("nested_draws",),
     "attnlib.studies.experiment": ("run_experiment",),
     "attnlib.engine.compare": ("distance_floor",),
