@@ -4,7 +4,8 @@
 * ``KERNEL``: every kernel that executes a chapter (``scripts/execute_notebook.py``) or re-runs it (nbval, the
   wrong-formula swaps): no progress bars in outputs, one BLAS thread (faster on a busy machine), a fixed hash
   seed.
-* ``EXECUTE``: on top of ``KERNEL``, how the committed outputs are made: attnlib on one thread.
+* ``EXECUTE``: on top of ``KERNEL``, how the committed outputs are made: attnlib on one thread, and the pages
+  record their results for the wrong-formula tests (``book/checks``).
 * ``OTHER_CPU``: on top of ``KERNEL``, how ``make test`` re-runs the chapters under nbval, so that outputs that
   depend on the machine fail there rather than on a reader's machine: numpy without its AVX2 and AVX-512 loops
   (its SSE4.2 baseline), OpenBLAS's Sandy Bridge kernels (AVX without FMA; not the AVX-512 or Haswell kernels
@@ -22,7 +23,7 @@ import sys
 
 KERNEL = {"ATTNLIB_PROGRESS": "0", "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
           "MKL_NUM_THREADS": "1"}
-EXECUTE = {"ATTNLIB_THREADS": "1"}
+EXECUTE = {"ATTNLIB_THREADS": "1", "ATTNLIB_RECORD_RESULTS": "1"}
 OTHER_CPU = {
     "NPY_DISABLE_CPU_FEATURES": None,  # numpy's dispatch targets this machine has (numpy_above_baseline)
     "OPENBLAS_CORETYPE": "Sandybridge",
