@@ -41,7 +41,7 @@ from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
-SENTENCE = re.compile(r"(?<=[a-z0-9)\]])\.(\s|$)")
+SENTENCE = re.compile(r"(?<=[a-z0-9)\]])\.(?=\s+[A-Z(]|\s*$)")  # a full stop before a capital: not "e.g. the"
 
 
 def summary_line(obj, doc: str | None = None) -> str:
