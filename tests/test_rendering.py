@@ -130,6 +130,23 @@ def test_a_figure_legend_goes_outside_in_columns_that_fit():
     assert all(box.y1 <= ax.bbox.y0 + 1 for ax in narrow.axes)
 
 
+def test_a_colorbar_and_a_legend_wider_than_a_phone_still_give_a_narrow_rendering():
+    """A colorbar made without a layout engine (laid out by tight_layout, never switched to constrained
+    layout: that divides by zero), and a four-column legend that would collapse a constrained layout."""
+    fig, ax = plt.subplots(figsize=(6.6, 3.8))
+    points = ax.scatter([1, 2, 3], [1, 2, 3], c=[0.1, 0.5, 0.9], label="draws")
+    ax.plot([1, 3], [1, 3], label="theory")
+    fig.colorbar(points, ax=ax, label="overlap")
+    ax.legend(loc="lower right")
+    wide = plt.figure(figsize=(6.6, 3.0), layout="constrained").subplots()
+    for k in range(4):
+        wide.plot([0, 1], [k, k], label=f"weighting number {k}")
+    wide.legend(ncol=4, loc="upper left")
+    for figure in (fig, wide.figure):
+        page = rendering.figure_html(figure)
+        assert "data-narrow-failed" not in page and "<source" in page
+
+
 def test_html_output_has_both_renderings_and_what_the_browser_test_reads():
     fig = grid_figure()
     page = rendering.figure_html(fig)

@@ -26,6 +26,7 @@ import io
 import math
 import pickle
 import re
+import warnings
 import weakref
 
 import numpy as np
@@ -85,7 +86,8 @@ def _panels(fig) -> list[list]:
 
 def narrow_copy(fig):
     """A copy of ``fig`` for a phone: ``NARROW_WIDTH`` inches wide, its panels stacked; None if it cannot
-    be copied (a figure holding something that does not pickle)."""
+    be copied (a figure holding something that does not pickle). A warning of matplotlib's while the copy
+    is laid out (a layout that collapsed, say) is raised as an error."""
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.gridspec import GridSpec
@@ -123,13 +125,39 @@ def narrow_copy(fig):
     if constrained:
         _figure_legends_outside(narrow)
     layout = narrow.draw_without_rendering if constrained else lambda: _tight(narrow)
+    _legends_within(narrow, area)
     _grow(narrow, panels, target, layout)
     _legends_within(narrow)
-    if unblock_legends(narrow, drawn=True):
+    tidied = _tidy(narrow)
+    if unblock_legends(narrow, drawn=True) or tidied:
         _grow(narrow, panels, target, layout)
         if unblock_legends(narrow, drawn=True):
             layout()
     return narrow
+
+
+def _tidy(fig) -> bool:
+    """What a narrower panel breaks, mended: x tick labels that run into each other are slanted, and a text
+    placed in data coordinates that runs past the right edge of its axes is moved left, inside it. True if
+    anything changed."""
+    renderer = fig.canvas.get_renderer()
+    changed = False
+    for ax in fig.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
+        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        if any(a.x1 > b.x0 - 2 for a, b in zip(boxes, boxes[1:])):
+            ax.tick_params(axis="x", labelrotation=30)
+            for label in ax.get_xticklabels():
+                label.set_horizontalalignment("right")
+                label.set_rotation_mode("anchor")
+            changed = True
+        for text in ax.texts:
+            over = text.get_window_extent(renderer).x1 - ax.bbox.x1
+            if over > 0 and text.get_transform() is ax.transData:
+                x, y = ax.transData.transform(text.get_position())
+                text.set_x(ax.transData.inverted().transform((x - over - 2, y))[0])
+                changed = True
+    return changed
 
 
 def _constrained(fig) -> bool:
@@ -139,11 +167,28 @@ def _constrained(fig) -> bool:
 
     if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
         return True
-    try:
-        fig.set_layout_engine("constrained")
-    except RuntimeError:  # "Colorbar layout of new layout engine not compatible with old engine"
+    if any(ax.get_label() == "<colorbar>" for ax in fig.axes):  # made for the figure's own layout
         return False
+    fig.set_layout_engine("constrained")
     return True
+
+
+def _like(old, parent, **where):
+    """A legend drawn again on ``parent`` (an axes or the figure) with ``old``'s entries, font size, frame
+    and title, at ``where`` (matplotlib cannot change the columns of a legend once drawn). The entries keep
+    their original artists where the legend used the axes' own labels (error bars stay error bars)."""
+    from matplotlib.axes import Axes
+
+    texts = [t.get_text() for t in old.get_texts()]
+    handles = old.legend_handles
+    if isinstance(parent, Axes):
+        own, labels = parent.get_legend_handles_labels()
+        handles = own if labels == texts else handles
+    title = old.get_title().get_text() or None
+    options = {"fontsize": old.get_texts()[0].get_fontsize() if texts else None, "frameon": old.get_frame_on(),
+               "title": title}
+    old.remove()
+    return parent.legend(handles, texts, **options, **where)
 
 
 def _figure_legends_outside(fig) -> None:
@@ -151,26 +196,29 @@ def _figure_legends_outside(fig) -> None:
     columns as fit its width."""
     renderer = fig.canvas.get_renderer()
     for old in list(fig.legends):
-        texts = old.get_texts()
         box = old.get_window_extent(renderer)
         where = "upper" if box.y0 + box.y1 > fig.bbox.height else "lower"
-        options = {"fontsize": texts[0].get_fontsize() if texts else None, "frameon": old.get_frame_on()}
-        handles, labels = old.legend_handles, [t.get_text() for t in texts]
-        old.remove()
-        for ncols in range(max(len(labels), 1), 0, -1):
-            new = fig.legend(handles, labels, loc=f"outside {where} center", ncols=ncols, **options)
+        for ncols in range(max(len(old.get_texts()), 1), 0, -1):
+            new = _like(old, fig, loc=f"outside {where} center", ncols=ncols)
             if ncols == 1 or new.get_window_extent(renderer).width <= fig.bbox.width:
                 break
-            new.remove()
+            old = new
 
 
-def _legends_within(fig) -> None:
-    """One column for a legend wider than its axes (or, a figure's, than the figure)."""
+def _legends_within(fig, room: float | None = None) -> None:
+    """A legend wider than its axes (or, a figure's, than the figure) drawn again in one column, where it
+    covers the least data; before the figure is laid out, wider than ``room`` inches."""
     renderer = fig.canvas.get_renderer()
-    legends = [(ax.get_legend(), ax.bbox.width) for ax in fig.axes] + [(leg, fig.bbox.width) for leg in fig.legends]
-    for legend, room in legends:
-        if legend is not None and legend.get_window_extent(renderer).width > room:
-            legend.set_ncols(1)
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        width = room * fig.dpi if room is not None else ax.bbox.width
+        if legend is not None and legend.get_window_extent(renderer).width > width:
+            _like(legend, ax, loc="best", ncols=1)
+    for legend in list(fig.legends):
+        if legend.get_window_extent(renderer).width > fig.bbox.width:
+            box = legend.get_window_extent(renderer)
+            _like(legend, fig, loc=f"outside {'upper' if box.y0 + box.y1 > fig.bbox.height else 'lower'} center",
+                  ncols=1)
 
 
 def _grow(fig, panels, target: float, layout) -> None:
@@ -185,64 +233,8 @@ def _grow(fig, panels, target: float, layout) -> None:
         layout()
 
 
-def _constrained(fig) -> bool:
-    """Lay ``fig`` out with matplotlib's constrained layout (True), unless it has colorbars made for another
-    layout (False)."""
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
-
-    if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
-        return True
-    try:
-        fig.set_layout_engine("constrained")
-    except RuntimeError:  # "Colorbar layout of new layout engine not compatible with old engine"
-        return False
-    return True
-
-
-def _figure_legends_outside(fig) -> None:
-    """Redraw the figure's own legends outside its panels (above or below, where they were), in as many
-    columns as fit its width."""
-    renderer = fig.canvas.get_renderer()
-    for old in list(fig.legends):
-        texts = old.get_texts()
-        box = old.get_window_extent(renderer)
-        where = "upper" if box.y0 + box.y1 > fig.bbox.height else "lower"
-        options = {"fontsize": texts[0].get_fontsize() if texts else None, "frameon": old.get_frame_on()}
-        handles, labels = old.legend_handles, [t.get_text() for t in texts]
-        old.remove()
-        for ncols in range(max(len(labels), 1), 0, -1):
-            new = fig.legend(handles, labels, loc=f"outside {where} center", ncols=ncols, **options)
-            if ncols == 1 or new.get_window_extent(renderer).width <= fig.bbox.width:
-                break
-            new.remove()
-
-
-def _legends_within(fig) -> None:
-    """One column for a legend wider than its axes (or, a figure's, than the figure)."""
-    renderer = fig.canvas.get_renderer()
-    legends = [(ax.get_legend(), ax.bbox.width) for ax in fig.axes] + [(leg, fig.bbox.width) for leg in fig.legends]
-    for legend, room in legends:
-        if legend is not None and legend.get_window_extent(renderer).width > room:
-            legend.set_ncols(1)
-
-
-def _grow(fig, panels, target: float, layout) -> None:
-    """Make ``fig`` taller until the plotting area of every panel is about ``target`` inches tall."""
-    for _ in range(3):
-        layout()
-        fig.draw_without_rendering()
-        shortest = min(ax.bbox.height for group in panels for ax in group) / fig.dpi
-        if shortest >= 0.95 * target:
-            return
-        rows = len({round(ax.bbox.y0) for group in panels for ax in group[:1]})
-        width, height = fig.get_size_inches()
-        fig.set_size_inches(width, height + rows * (target - max(shortest, 0.0)))
-
-
 def _tight(fig) -> None:
     """``tight_layout``, leaving room at the bottom for the figure's own legends (placed there)."""
-    import warnings
-
     renderer = fig.canvas.get_renderer()
     bottom = 0.0
     for legend in fig.legends:
@@ -318,13 +310,19 @@ def figure_html(fig) -> str | None:
         return None
     wide, wide_pt = _wide(fig)
     _WIDE_PNG[fig] = wide
-    sources = ""
-    narrow = narrow_copy(fig)
-    if narrow is not None:
-        png, pt = render(narrow, NARROW_DPI, tight=False)
+    sources, failed = "", ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            narrow = narrow_copy(fig)
+            if narrow is None:
+                raise ValueError("the figure does not pickle")
+            png, pt = render(narrow, NARROW_DPI, tight=False)
         sources = f'<source media="{NARROW_MEDIA}" srcset="{_uri(png)}"{_attributes(png, pt, NARROW_DPI)}>'
+    except Exception as error:  # noqa: BLE001 - the wide rendering alone, and why (the browser test says it)
+        failed = f' data-narrow-failed="{html.escape(f"{type(error).__name__}: {error}"[:200], quote=True)}"'
     alt = html.escape(_alt(fig), quote=True)
-    return (f'<picture class="attnlib-figure">{sources}'
+    return (f'<picture class="attnlib-figure"{failed}>{sources}'
             f'<img src="{_uri(wide)}" alt="{alt}"{_attributes(wide, wide_pt, WIDE_DPI)}></picture>')
 
 
