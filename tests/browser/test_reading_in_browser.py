@@ -153,7 +153,7 @@ def test_page_reads_as_a_book(doc, base_url, browser, screenshots_dir):
     READING[doc]["390"].update(
         page_width=narrow["pageWidth"], too_wide_equations=too_wide(narrow),
         widest_equation=round(max((eq["width"] for eq in narrow["equations"]), default=0)),
-        figure_text_px={w: round(min((i["textPx"] for i in x["images"] if i["textPx"]), default=0), 1)
+        figure_text_px={w: min((round(i["textPx"], 1) for i in x["images"] if i["textPx"]), default="-")
                         for w, x in (("1280", figures_wide), ("390", narrow))},
         explorer_heights=[round(e["height"]) for e in narrow["explorers"]])
     report = [f"{doc} at {w} px: {p}" for w, ps in problems.items() for p in ps]
