@@ -12,9 +12,17 @@ writes, for the package ``attnlib.model``:
 2. **the details**: a section per module (its name as title, so that the page's contents list them), holding
    ``automodule`` with ``:members:``.
 
+``.. api-top-level:: attnlib`` writes an entry for each name the package itself exports (``attnlib.Setting``,
+``attnlib.simulate``...), linked to its full documentation.
+
 A layer too long for one page is split: ``:modules:`` (names relative to the package, ``fnmatch`` patterns,
-``.`` for the package's own names) picks the modules whose details a page holds, and ``:no-summary:`` leaves
-the table to the layer's first page. A public module that no page of its layer documents is a build warning.
+``.`` for the package's own names) picks the modules whose details a page holds, ``:modules-except:`` all
+the others (so that a new module lands on the layer's second page), and ``:no-summary:`` leaves the table to
+the layer's first page. A public module that no page of its layer documents is a build warning.
+
+Module data is documented by its ``#:`` comment as written: napoleon would read a first line ``a: b`` as
+"type a, description b" (and the type as a class to link); the comment autodoc passes is kept when napoleon
+found such a type in it.
 
 What is public follows the code, never a list kept here: a package's names are its ``__all__`` (a name that
 is a module, or a subpackage whose modules are taken in turn, and the names re-exported from private modules,
@@ -141,12 +149,15 @@ def missing_names(package) -> list[str]:
 
 
 def summary_rows(package, modules, exclude) -> list[tuple[str, str, str, str]]:
-    """The rows of a layer's summary table: (module for the context, role, target, one line)."""
+    """The rows of a layer's summary table: (context: the module, and the class for a class's row; role;
+    target; one line)."""
     rows = []
     for module in ([package] if public_names(package) else []) + modules:
         rows.append((module.__name__, "mod", module.__name__, summary_line(module)))
-        rows += [(module.__name__, "obj", f"{module.__name__}.{name}", line_of(module, name))
-                 for name in public_names(module) if not excluded(module.__name__, name, exclude)]
+        for name in public_names(module):
+            if not excluded(module.__name__, name, exclude):
+                context = f"{module.__name__}::{name}" if inspect.isclass(getattr(module, name)) else module.__name__
+                rows.append((context, "obj", f"{module.__name__}.{name}", line_of(module, name)))
     return rows
 
 
@@ -169,22 +180,25 @@ class ApiLayer(SphinxDirective):
 
     required_arguments = 1
     option_spec = {"exclude-members": directives.unchanged, "modules": directives.unchanged,
-                   "no-summary": directives.flag}
+                   "modules-except": directives.unchanged, "no-summary": directives.flag}
 
     def parse(self, lines: list[str], module: str | None = None) -> list[nodes.Node]:
-        """``lines`` of reStructuredText parsed, with short Python names resolved in ``module``."""
+        """``lines`` of reStructuredText parsed, with short Python names resolved in ``module`` (or, written
+        ``module::Class``, in that class of it)."""
         box = nodes.container()
         context = self.env.ref_context
-        saved = context.get("py:module")
+        saved = {key: context.get(key) for key in ("py:module", "py:class")}
         if module:
-            context["py:module"] = module
+            context["py:module"], _, cls = module.partition("::")
+            context["py:class"] = cls or None
         try:
             self.state.nested_parse(StringList(lines, self.get_source_info()[0]), self.content_offset, box)
         finally:
-            if saved is None:
-                context.pop("py:module", None)
-            else:
-                context["py:module"] = saved
+            for key, value in saved.items():
+                if value is None:
+                    context.pop(key, None)
+                else:
+                    context[key] = value
         return box.children
 
     def table(self, rows) -> nodes.table:
@@ -213,7 +227,7 @@ class ApiLayer(SphinxDirective):
                         "left out of the API page")
         modules = layer_modules(package)
         here = [m for m in ([package] if public_names(package) else []) + modules
-                if on_this_page(package, m, self.options.get("modules"))]
+                if on_this_page(package, m, self.options.get("modules"), self.options.get("modules-except"))]
         documented = self.env.temp_data.setdefault("attnlib_api", {})  # moved to the env at doctree-read
         documented.setdefault(package.__name__, set()).update(m.__name__ for m in here)
         out = [] if "no-summary" in self.options else [self.table(summary_rows(package, modules, exclude))]
@@ -230,12 +244,33 @@ class ApiLayer(SphinxDirective):
         return out
 
 
-def on_this_page(package, module, option: str | None) -> bool:
-    """Whether ``module`` (or the package itself, ``"."``) is among the patterns of ``:modules:``."""
-    if not option:
-        return True
+class ApiTopLevel(ApiLayer):
+    """``.. api-top-level:: attnlib``: an entry for each name of the package's ``__all__`` that is not a
+    module (``attnlib.Setting``, ``attnlib.simulate``...), saying what it is and linking where it is
+    documented in full."""
+
+    option_spec = {}
+
+    def run(self) -> list[nodes.Node]:
+        package = importlib.import_module(self.arguments[0])
+        out = []
+        for name in getattr(package, "__all__", []):
+            obj = getattr(package, name, None)
+            if obj is None or inspect.ismodule(obj) or not (inspect.isclass(obj) or callable(obj)):
+                continue
+            kind, role = ("class", "class") if inspect.isclass(obj) else ("function", "func")
+            home = f"{obj.__module__}.{obj.__qualname__}"
+            out += self.parse([f".. py:{kind}:: {name}", f"   :module: {package.__name__}", "",
+                               f"   The {kind} :py:{role}:`{home}`: {summary_line(obj)}"], obj.__module__)
+        return out
+
+
+def on_this_page(package, module, only: str | None, but: str | None = None) -> bool:
+    """Whether ``module`` (or the package itself, ``"."``) is among the patterns of ``:modules:`` (all if
+    none) and not among those of ``:modules-except:``."""
     name = "." if module is package else module.__name__[len(package.__name__) + 1:]
-    return any(fnmatch.fnmatch(name, p.strip()) for p in option.split(","))
+    matches = lambda option: any(fnmatch.fnmatch(name, p.strip()) for p in option.split(","))  # noqa: E731
+    return (not only or matches(only)) and not (but and matches(but))
 
 
 def _read(app, doctree) -> None:
@@ -267,8 +302,24 @@ def _check(app, env) -> None:
                            "to the :modules: of an api-layer directive)", type="api_pages")
 
 
+def _keep_comment(app, what, name, obj, options, lines) -> None:
+    if what in ("data", "attribute"):
+        app.env.temp_data.setdefault("attnlib_api_comments", {})[name] = list(lines)
+
+
+def _comment_as_written(app, what, name, obj, options, lines) -> None:
+    """Undo napoleon's reading of a data comment's ``a: b`` as a type (it runs between these two)."""
+    written = app.env.temp_data.get("attnlib_api_comments", {}).pop(name, None)
+    typed = lambda text: any(line.startswith(":type:") for line in text)  # noqa: E731
+    if written is not None and typed(lines) and not typed(written):
+        lines[:] = written
+
+
 def setup(app):
     app.add_directive("api-layer", ApiLayer)
+    app.add_directive("api-top-level", ApiTopLevel)
+    app.connect("autodoc-process-docstring", _keep_comment, priority=400)  # napoleon's runs at 500
+    app.connect("autodoc-process-docstring", _comment_as_written, priority=600)
     app.connect("doctree-read", _read)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

@@ -62,3 +62,5 @@ def test_a_page_takes_the_modules_its_patterns_name():
     assert not api_pages.on_this_page(views, figures, "plotting, tables")
     assert api_pages.on_this_page(attnlib.theory, attnlib.theory, ".")
     assert api_pages.on_this_page(views, figures, None)
+    assert not api_pages.on_this_page(views, figures, None, "figures.*")  # a second page: all but these
+    assert api_pages.on_this_page(views, figures, None, "plotting, tables")
