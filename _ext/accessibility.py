@@ -10,10 +10,14 @@ A local Sphinx extension (listed in ``_config.yml``); its CSS side is in ``_ext/
 3. **The bibliography**: sphinxcontrib-bibtex marks its list ``role="list"`` and each entry
    ``role="doc-biblioentry"``, which ARIA 1.2 deprecates and which is not a list item (axe's
    ``aria-required-children``); each entry becomes a ``listitem``.
+4. **The sidebar's folds**: an entry of the table of contents with sections (the API reference) folds them
+   behind a ``<summary>`` that holds only an icon (axe's ``summary-name``); it is named "Sections of <entry>".
+   The sidebar is written by the theme's ``generate_toctree_html``, which is wrapped for that.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -39,6 +43,16 @@ def accessible(body: str) -> str:
     return body
 
 
+_FOLD = re.compile(r'(<a class="[^"]*reference internal[^"]*" href="[^"]*">([^<]*)</a><details[^>]*>)<summary>')
+
+
+def named_folds(toctree: str) -> str:
+    """The sidebar's table of contents with each fold's ``<summary>`` named after its entry (or "Sections"
+    when the entry's text holds markup)."""
+    toctree = _FOLD.sub(lambda m: f'{m.group(1)}<summary aria-label="Sections of {m.group(2).strip()}">', toctree)
+    return re.sub(r"(<details[^>]*>)<summary>", r'\1<summary aria-label="Sections">', toctree)
+
+
 def _configure(app, config) -> None:
     use_templates(config)
 
@@ -46,9 +60,16 @@ def _configure(app, config) -> None:
 def _page(app, pagename, templatename, context, doctree) -> None:
     if "body" in context:
         context["body"] = accessible(context["body"])
+    toctree = context.get("generate_toctree_html")
+    if callable(toctree):
+        def named(*args, **kwargs):
+            html = toctree(*args, **kwargs)
+            return type(html)(named_folds(str(html)))  # a str stays a str, markupsafe's Markup stays Markup
+
+        context["generate_toctree_html"] = named
 
 
 def setup(app):
     app.connect("config-inited", _configure)
-    app.connect("html-page-context", _page)
+    app.connect("html-page-context", _page, priority=600)  # after the theme adds generate_toctree_html
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -11,9 +11,10 @@ A tiny local Sphinx extension (registered in ``_config.yml`` under ``sphinx: loc
    source ``_static/`` folder: Jupyter Book injects every ``.js`` file found there into every page.
 2. **MathJax on every page** (Sphinx's HTML assets policy "always"): the navigation shows chapter titles,
    some with math, on every page, including pages without equations of their own (search, index).
-3. **The book's stylesheet** (``_ext/style/book.css``: code cells that fit 88 characters at 1280 px,
-   display equations that scroll instead of clipping on narrow screens) is served from the build on every
-   page. Like MathJax it is not in a source ``_static/`` folder.
+3. **The book's stylesheet and script** (``_ext/style/book.css``: code cells that fit 88 characters at 1280
+   px, display equations, tables and code that scroll with a cue instead of clipping on narrow screens,
+   figures for the width of the screen; ``_ext/style/book.js``: narrow tables stacked on a phone) are served
+   from the build on every page. Like MathJax they are not in a source ``_static/`` folder.
 4. **No remote assets.** At ``html-page-context`` every script and stylesheet the page links, and every
    ``<script src>`` / ``<link href>`` / ``<iframe src>`` in its body, must be local; a remote URL is a build
    warning, hence an error under ``jupyter-book build --warningiserror``.
@@ -65,6 +66,7 @@ def mathjax_source(app) -> Path:
 
 STYLE_DIR = Path(__file__).resolve().parent / "style"
 STYLESHEET = "book.css"
+SCRIPT = "book.js"
 
 
 def _check_config(app, config) -> None:
@@ -138,6 +140,7 @@ def setup(app):
     app.set_html_assets_policy("always")
     app.connect("config-inited", _check_config)
     app.add_css_file(STYLESHEET)
+    app.add_js_file(SCRIPT, defer="defer")
     app.connect("builder-inited", _check_source)
     app.connect("html-page-context", _check_page, priority=900)
     app.connect("build-finished", copy_mathjax)

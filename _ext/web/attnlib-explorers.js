@@ -166,15 +166,27 @@
       }
     }
 
+    /**
+     * Panels side by side on a wide screen; on a narrow one (a phone), stacked, each as wide as the column and
+     * about 0.6 of that tall (a square panel at most 240 px), so that the controls and the plot fit a screen.
+     */
     layout() {
       const width = Math.max(240, this.root.clientWidth || 700);
       this.width = this.root.clientWidth;
       const total = this.panels.reduce((a, p) => a + p.ratio, 0);
-      const narrow = width < 560 && this.panels.length > 1;
+      const narrow = width < 560;
+      this.root.classList.toggle("ax-narrow", narrow);
       this.plots.forEach((plot, i) => {
-        const w = narrow ? width : Math.floor((width - 4 * (this.panels.length - 1)) * this.panels[i].ratio / total);
-        plot.resize(w, this.panels[i].square ? Math.min(this.height, w + 20) : this.height);
+        const square = this.panels[i].square;
+        if (narrow) {
+          const side = Math.min(width, 240);
+          plot.resize(square ? side : width, square ? side : Math.min(this.height, Math.max(180, Math.round(0.58 * width))));
+          return;
+        }
+        const w = Math.floor((width - 4 * (this.panels.length - 1)) * this.panels[i].ratio / total);
+        plot.resize(w, square ? Math.min(this.height, w + 20) : this.height);
       });
+      if (this.readoutBox) this.fitReadout();
     }
 
     redraw(timed) {
@@ -207,17 +219,59 @@
     }
 
     showReadout(rows) {
-      const box = this.readoutBox;
-      box.textContent = "";
       const header = typeof this.header === "function" ? this.header(this.state) : this.header;
-      if (header) box.append(el("tr", {}, header.map((h) => el("th", { text: h }))));
+      this.readoutData = { header, rows };
+      this.fitReadout();
+    }
+
+    /**
+     * The read-out as a table: one row per entry. When it is wider than the figure (a phone), its few entries
+     * become columns and its columns rows (transposed), or, with many entries, each row is stacked: its name,
+     * then its values two by two after their column's names (ax-stacked). No column is ever cut off.
+     */
+    fitReadout() {
+      if (!this.readoutData) return;
+      const box = this.readoutBox;
+      const wide = () => box.scrollWidth > this.root.clientWidth + 1;
+      box.classList.remove("ax-stacked");
+      this.fillReadout(false);
+      if (!this.readoutData.header || !wide()) return;
+      if (this.fillReadout(true) && !wide()) return;
+      this.fillReadout(false);
+      box.classList.add("ax-stacked");
+    }
+
+    /** Fill the read-out table, transposed or not; false (and nothing done) if it cannot be transposed. */
+    fillReadout(transposed) {
+      const { header, rows } = this.readoutData;
+      const box = this.readoutBox;
+      const full = header ? rows.filter((row) => row.cells.length === header.length) : rows;
+      if (transposed && (full.length < 1 || full.length > 4)) return false;
+      box.textContent = "";
+      box.classList.toggle("ax-transposed", transposed);
+      const values = (row) => JSON.stringify(row.values.map((v) => (Number.isFinite(v) ? v : null)));
+      if (transposed) {
+        box.append(el("tr", { class: "ax-header" }, [header[0], ...full.map((r) => r.cells[0])].map((h) => el("th", { text: h }))));
+        header.slice(1).forEach((name, j) => box.append(el("tr", {}, [el("th", { text: name }),
+          ...full.map((row) => el("td", { text: row.cells[j + 1] }))])));
+        for (const row of rows.filter((r) => !full.includes(r))) {
+          box.append(el("tr", { "data-key": row.key, "data-values": values(row) }, [el("th", { text: row.cells[0] }),
+            el("td", { text: row.cells.slice(1).filter(Boolean).join("; "), colspan: String(full.length) })]));
+        }
+        return true;
+      }
+      if (header) box.append(el("tr", { class: "ax-header" }, header.map((h) => el("th", { text: h }))));
       for (const row of rows) {
-        const tr = el("tr", { "data-key": row.key, "data-values": JSON.stringify(row.values.map((v) => (Number.isFinite(v) ? v : null))) });
+        const tr = el("tr", { "data-key": row.key, "data-values": values(row) });
         const span = header ? header.length - row.cells.length + 1 : 1;
-        row.cells.forEach((c, i) => tr.append(el("td", i === row.cells.length - 1 && span > 1
-          ? { text: c, colspan: String(span) } : { text: c })));
+        row.cells.forEach((c, i) => {
+          const cell = i === row.cells.length - 1 && span > 1 ? { text: c, colspan: String(span) } : { text: c };
+          if (header && i > 0 && span === 1) cell["data-label"] = header[i];
+          tr.append(el("td", cell));
+        });
         box.append(tr);
       }
+      return true;
     }
   }
 

@@ -26,12 +26,16 @@ COLORS = {"mean": "#1f77b4", "causal": "#d62728", "optimal": "#2ca02c", "theory"
 
 
 def use_book_style():
-    """Matplotlib settings for the book: readable sizes, and PNG output without volatile metadata.
+    """Matplotlib settings for the book, and figures shown at the width of the screen.
 
     Figures are at most 6.6 in wide at 100 dpi (a captioned figure is at most 672 px wide in a 1280 px
-    window), so the browser shows them at their natural size, and no text is smaller than 8 pt.
+    window), so the browser shows them at their natural size, and no text is smaller than 8 pt. In a
+    notebook, every figure shown also gets a narrow rendering for phones, its panels stacked, and legends
+    that cover data are moved (:func:`attnlib.views.rendering.install`). Call it in a chapter's first cell.
     """
     import matplotlib as mpl
+
+    from attnlib.views import rendering
 
     mpl.rcParams.update({
         "figure.figsize": (6.6, 3.3),
@@ -49,6 +53,7 @@ def use_book_style():
         "font.size": 10,
         "svg.hashsalt": "attnlib",
     })
+    rendering.install()
 
 
 def points(ax, x, result, name: str | None = None, *, j: int = 0, scale=1.0, errors: float = 1.0,
@@ -210,9 +215,9 @@ def model_schematic(axes, rng, *, delta=0.2, gamma=0.2, theta=2.0):
     ax.text(0.5 * law.upper, -0.12 * peak, "bulk", **small)
     ax.text(top, -0.12 * peak, "outlier", color=minus, **small)
     ax.set(xlim=(-0.1, 1.12 * top), ylim=(-0.6 * peak, 1.1 * peak))
-    for left, right in zip(axes[:-1], axes[1:]):
-        a, b = left.get_position(), right.get_position()
-        left.figure.text(0.5 * (a.x1 + b.x0), 0.5 * (a.y0 + a.y1), "→", fontsize=14, ha="center", va="center")
+    for right in axes[1:]:  # the arrow from one step to the next goes with the panel (a phone stacks them)
+        right.annotate("→", (-0.15, 0.5), xycoords="axes fraction", fontsize=14, ha="center", va="center",
+                       annotation_clip=False)
     return axes
 
 

@@ -7,7 +7,12 @@ when ``ATTNLIB_BROWSER_TEST=1`` (set by ``make test`` and ``make browser-test`` 
 
 Full-page screenshots of every page (``_build/screenshots/``, at 1280 and 390 px) are taken only with
 ``ATTNLIB_FULL_SCREENSHOTS=1``: they check nothing and took about half of a page's time (18 of 21 s for the
-API page). The first screen of the introduction, which the reading test looks at, is always saved.
+API page). The first screen of the introduction, which the reading test looks at, is always saved, and so
+are the reading tests' views of a phone (``_build/screenshots/phone/``: the introduction's lead figure,
+Theorem 4.2, the API overview and the theory layer's page, at 390 px).
+
+Under pytest-xdist each worker writes its measurements to ``<report>.<worker>.json``; the main process merges
+them, page by page, into ``browser-report.json`` and ``reading-report.json`` and prints the summaries.
 """
 
 from __future__ import annotations
@@ -107,6 +112,13 @@ def pytest_sessionstart(session):
         shutil.rmtree(SCREENSHOTS, ignore_errors=True)
         for report in (REPORT, READING_REPORT):
             report.unlink(missing_ok=True)
+            for part in _parts(report):
+                part.unlink()
+
+
+def _parts(report: Path) -> list[Path]:
+    """The reports the workers of a parallel run wrote (``<name>.<worker>.json``), one per worker."""
+    return sorted(report.parent.glob(f"{report.stem}.*.json"))
 
 
 def _collected(results: dict, report: Path) -> dict:
@@ -116,30 +128,46 @@ def _collected(results: dict, report: Path) -> dict:
     return json.loads(report.read_text(encoding="utf-8"))
 
 
+def _write(results: dict, report: Path, session) -> None:
+    """A worker writes its own part; the main process merges the parts (page by page) into ``report``."""
+    report.parent.mkdir(parents=True, exist_ok=True)
+    if _is_worker(session.config):
+        if results:
+            worker = session.config.workerinput["workerid"]
+            report.with_name(f"{report.stem}.{worker}.json").write_text(json.dumps(results), encoding="utf-8")
+        return
+    merged = dict(results)
+    for part in _parts(report):
+        for page, value in json.loads(part.read_text(encoding="utf-8")).items():
+            merged.setdefault(page, {}).update(value)
+        part.unlink()
+    if merged:
+        report.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def pytest_sessionfinish(session, exitstatus):
-    if RESULTS:
-        REPORT.parent.mkdir(parents=True, exist_ok=True)
-        REPORT.write_text(json.dumps(RESULTS, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    if READING:
-        READING_REPORT.parent.mkdir(parents=True, exist_ok=True)
-        READING_REPORT.write_text(json.dumps(READING, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if ENABLED:
+        _write(RESULTS, REPORT, session)
+        _write(READING, READING_REPORT, session)
 
 
 def pytest_terminal_summary(terminalreporter):
     reading = _collected(READING, READING_REPORT)
     results = _collected(RESULTS, REPORT)
     if reading:
-        terminalreporter.section("chapters as a book")
-        terminalreporter.write_line(f"{'chapter':<32} {'screens@1280':>12} {'code lines':>10} {'figures':>8} "
-                                    f"{'equations':>9} {'problems':>8}")
+        terminalreporter.section("pages as a book: at 1280 px and on a phone (390 px)")
+        terminalreporter.write_line(f"{'page':<30} {'scr@1280':>8} {'scr@390':>7} {'width':>5} {'eq>col':>6} "
+                                    f"{'widest':>6} {'fig px 390/1280':>15} {'explorers':>14} {'problems':>8}")
         for doc, by_width in sorted(reading.items()):
-            wide = by_width.get("1280", {})
-            height = wide.get("height")
-            screens = f"{height / 900:.1f}" if height else "-"
-            problems = sum(len(r["problems"]) for r in by_width.values())
-            terminalreporter.write_line(f"{doc:<32} {screens:>12} {wide.get('visible_code_lines', '-'):>10} "
-                                        f"{wide.get('images', '-'):>8} {wide.get('equations', '-'):>9} "
-                                        f"{problems:>8}")
+            wide, narrow = by_width.get("1280", {}), by_width.get("390", {})
+            text = narrow.get("figure_text_px") or {}
+            text = f"{text.get('390', '-')}/{text.get('1280', '-')}" if text else "-"
+            explorers = ",".join(str(h) for h in narrow.get("explorer_heights", [])) or "-"
+            problems = sum(len(r.get("problems", [])) for r in by_width.values())
+            terminalreporter.write_line(
+                f"{doc:<30} {wide.get('screens', '-'):>8} {narrow.get('screens', '-'):>7} "
+                f"{narrow.get('page_width', '-'):>5} {len(narrow.get('too_wide_equations', [])):>6} "
+                f"{narrow.get('widest_equation', '-'):>6} {text:>15} {explorers:>14} {problems:>8}")
     if not results:
         return
     tr = terminalreporter
