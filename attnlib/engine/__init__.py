@@ -15,4 +15,4 @@ Imports only the layers below (numerics, theory, model).
 
 from attnlib.engine import cost, montecarlo, operators, progress, simulation, slq, compare, heads
 
-__all__ = ["simulation", "montecarlo", "operators", "slq", "cost", "spectra", "progress", "heads"]
+__all__ = ["simulation", "montecarlo", "operators", "slq", "cost", "compare", "progress", "heads"]

@@ -27,6 +27,7 @@ from attnlib.numerics import randomness
 
 __all__ = [
     "ZERO_TOL",
+    "MAX_STEPS",
     "zero_mask",
     "start_vector",
     "one_blas_thread",
