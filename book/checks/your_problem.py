@@ -72,9 +72,9 @@ def check(r: dict) -> Report:
     rep.require(bool(r["pool_equal"]), "the process pool gives the serial numbers")
 
     # the sampling part of the outlier's variance alone (a fixed vocabulary), in the same standard errors
-    lim = small.limit
+    lim, beta4 = small.limit, pooled_kurtosis(process, small.weights).value
     sampling = fluctuations.outlier_variance(lim.delta, lim.gamma, small.theta, small.d, kappa=lim.kappa,
-                                             mu_norm2=lim.mu_norm2, beta4=pooled_kurtosis(process, small.weights).value)
+                                             mu_norm2=lim.mu_norm2, beta4=beta4)
     v = r["spread/top"]
     rep.glue(R_z_max=float(R_z.max()), worst_z=worst_z, spread_worst=worst,
              wrong_top=float(abs(v.std(ddof=1) - np.sqrt(sampling.sampling)) / dev["top"][1]))

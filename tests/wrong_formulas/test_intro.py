@@ -25,10 +25,13 @@ def _around_population_threshold(theta, delta, gamma, d):
     return float(t) if t.ndim == 0 else t
 
 
+def rho_for_theta(alpha, kappa, mu_norm2, delta):
+    """The paper's rho = alpha ||mu||^2 / kappa for theta = alpha (||mu||^2 + delta) / kappa (also chapters 1, 3)."""
+    return alpha * mu_norm2 / kappa
+
+
 WRONG = {  # name: (module, function, wrong formula)
-    # the paper's rho = alpha ||mu||^2 / kappa for the spike strength theta = alpha (||mu||^2 + delta) / kappa
-    "spike strength rho for theta": (_spikes, "spike_strength",
-                                     lambda alpha, kappa, mu_norm2, delta: alpha * mu_norm2 / kappa),
+    "spike strength rho for theta": (_spikes, "spike_strength", rho_for_theta),
     # the overlap with mu taken equal to the overlap with h (no centroid factor ||mu||^2 / (||mu||^2 + delta))
     "overlap with mu without the centroid factor": (_spikes, "signal", _no_centroid_factor),
     # an edge eigenvector as a random direction, r(theta) = 1, forgetting that a spike below the threshold tilts
