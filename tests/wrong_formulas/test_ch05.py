@@ -12,40 +12,37 @@ RESULTS = load("05_optimal_weights")
 _snr, _nonneg = W.snr, W.optimal_nonnegative
 
 
-def _sum_or_norm(w, normalize, tol=0.0):  # w made positive-sum, then normalised as weights.optimal does
+def _as_optimal(w, normalize, tol=0.0):  # w signed to a positive sum, normalised as weights.optimal does
     w = w if w.sum() > 0 else -w
     return w / np.linalg.norm(w) if normalize == "norm" or w.sum() < tol else w / w.sum()
 
 
-def _support_from_top(R, *, max_T=20, tol=1e-10):
-    R = np.asarray(R, dtype=float)
-    if np.all(R >= -tol):
-        return _nonneg(R)
-    keep = W.optimal(R, normalize="norm") > tol
-    top = np.abs(np.linalg.eigh(R[np.ix_(keep, keep)])[1][:, -1])
-    w = np.zeros(R.shape[0])
-    w[keep] = top / top.sum()
-    return w, float(w @ R @ w / (w @ w))
-
-
-def _clipped_top(R, *, max_T=20, tol=1e-10):
-    w = np.clip(W.optimal(np.asarray(R, dtype=float), normalize="norm"), 0.0, None)
+def _as_nonnegative(w, R):  # (w summing to 1, its alpha/kappa), as weights.optimal_nonnegative returns
     w = w / w.sum()
     return w, float(w @ R @ w / (w @ w))
 
 
+def _support_from_top(R, **_):
+    if np.all(R >= -1e-10):
+        return _nonneg(R)
+    keep, w = W.optimal(R, normalize="norm") > 1e-10, np.zeros(len(R))
+    w[keep] = np.abs(np.linalg.eigh(R[np.ix_(keep, keep)])[1][:, -1])
+    return _as_nonnegative(w, R)
+
+
 WRONG = {
     # Theorem 5 without the eigenvector: mean pooling called optimal
-    "mean weights for the optimum": ("optimal", lambda R, *, normalize="sum", tol=1e-10: _sum_or_norm(
-        W.mean(np.asarray(R).shape[0]), normalize)),
+    "mean weights for the optimum": ("optimal", lambda R, *, normalize="sum", tol=1e-10: _as_optimal(
+        W.mean(len(R)), normalize)),
     # the top eigenvector of the entrywise absolute value |R| (right for R >= 0 only)
-    "optimal weights from |R|": ("optimal", lambda R, *, normalize="sum", tol=1e-10: _sum_or_norm(
-        np.linalg.eigh(np.abs(np.asarray(R, dtype=float)))[1][:, -1], normalize)),
+    "optimal weights from |R|": ("optimal", lambda R, *, normalize="sum", tol=1e-10: _as_optimal(
+        np.linalg.eigh(np.abs(R))[1][:, -1], normalize)),
     # eigh sorts eigenvalues in increasing order: the second column from the end taken for the top one
-    "second eigenvector for the optimum": ("optimal", lambda R, *, normalize="sum", tol=1e-10: _sum_or_norm(
-        np.linalg.eigh(np.asarray(R, dtype=float))[1][:, -2], normalize, 1e-6)),
+    "second eigenvector for the optimum": ("optimal", lambda R, *, normalize="sum", tol=1e-10: _as_optimal(
+        np.linalg.eigh(R)[1][:, -2], normalize, 1e-6)),
     # the best non-negative weights as the positive part of the signed top eigenvector
-    "clipped top eigenvector for lambda_plus": ("optimal_nonnegative", _clipped_top),
+    "clipped top eigenvector for lambda_plus": ("optimal_nonnegative", lambda R, **_: _as_nonnegative(
+        np.clip(W.optimal(R, normalize="norm"), 0.0, None), R)),
     # the support of the best non-negative weights taken as the positive entries of the top eigenvector
     "support rule from the top eigenvector": ("optimal_nonnegative", _support_from_top),
     # alpha/kappa with the squared 1-norm in the denominator (kappa = (sum |w|)^2 instead of ||w||^2)
