@@ -185,6 +185,10 @@ class Book:
                 entry = {"doc": doc, "text": number, "number": number, "title": m["arg"].strip()}
                 if options.get("label"):
                     self.labels[options["label"]] = entry
+            elif name in ("figure", "glue:figure") and options.get("name"):
+                number = f"Fig. {self.number(doc, counters, 'figure')}"
+                self.labels[options["name"]] = {"doc": doc, "text": number, "number": number}
+                self.captions[(doc, options["name"])] = number
             self._index_text(doc, body, counters, [], math=False)
 
     def label(self, label: str) -> dict:
