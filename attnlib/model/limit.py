@@ -167,8 +167,8 @@ class Limit:
 
     @property
     def rho(self):
-        """The paper's stated SNR alpha ||mu||^2 / kappa (:func:`attnlib.theory.summary_snr`)."""
-        return theory.summary_snr(self.alpha, self.kappa, self.mu_norm2)
+        """The paper's stated SNR alpha ||mu||^2 / kappa (:func:`attnlib.theory.paper_rho`)."""
+        return theory.paper_rho(self.alpha, self.kappa, self.mu_norm2)
 
     @property
     def theta_g(self):

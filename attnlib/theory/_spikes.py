@@ -26,7 +26,7 @@ __all__ = [
     "mean_spike",
     "spike_strength",
     "mean_spike_strength",
-    "summary_snr",
+    "paper_rho",
     "REGIONS",
     "regions",
 ]
@@ -118,7 +118,7 @@ def spike_strength(alpha, kappa, mu_norm2, delta):
     """Effective signal spike strength theta = alpha (||mu||^2 + delta) / kappa (units of kappa).
 
     The recoverable direction is the vocabulary's class centroid h = mu + Zs/V with ||h||^2 -> ||mu||^2 + delta,
-    so the paper's stated rho = alpha ||mu||^2 / kappa (:func:`summary_snr`) undercounts it by alpha delta / kappa.
+    so the paper's stated rho = alpha ||mu||^2 / kappa (:func:`paper_rho`) undercounts it by alpha delta / kappa.
     """
     alpha = _v.nonnegative("alpha", alpha, allow_array=True)
     kappa = _v.positive("kappa", kappa, allow_array=True)
@@ -128,7 +128,7 @@ def spike_strength(alpha, kappa, mu_norm2, delta):
     return as_output(alpha * (mu_norm2 + delta) / kappa)
 
 
-def summary_snr(alpha, kappa, mu_norm2):
+def paper_rho(alpha, kappa, mu_norm2):
     """rho = alpha ||mu||^2 / kappa: the signal-to-noise ratio as the paper's statement writes it.
 
     It omits the vocabulary's own centroid shift; the spike strength is :func:`spike_strength`.
