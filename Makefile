@@ -20,15 +20,12 @@ JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going 
 # path with attnlib on 1 thread: an output that depends on the CPU or on the threads fails here.
 NBVAL    := $(BIN)/python scripts/environments.py other-cpu -- $(BIN)/pytest --nbval book/ \
             --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
-# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two groups at a time (one
-# Chromium each): a group is a test file, or one page of the accessibility test (conftest.py), so that its
-# pages spread over the workers; the two longest files start first, one on each worker (conftest.SLOW_FILES).
-BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -n auto --dist loadgroup --no-loadscope-reorder
-# Unit tests on every core too. The unit of work is a group (conftest.py): a test file (its module fixtures
-# are computed once), or the swaps of one chapter; the groups go out in conftest.py's order (swaps first).
-UNIT     := $(BIN)/pytest tests/ -n auto --dist loadgroup --no-loadscope-reorder
-# (The two stages stay separate: under --dist loadgroup, pytest-xdist splits a notebook's nbval cells over
-# the workers, so a cell would run in a kernel that never ran the cells before it.)
+# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two files at a time (one
+# Chromium each), the longest first (conftest.SLOW_FILES).
+BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -n auto --dist loadfile --no-loadscope-reorder
+# Unit tests on every core too, a test file at a time (its module fixtures are computed once), the longest
+# first (conftest.SLOW_FILES).
+UNIT     := $(BIN)/pytest tests/ -n auto --dist loadfile --no-loadscope-reorder
 
 export PYTHONHASHSEED := 0
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env python
 """The environments the book's notebooks run in, defined once.
 
-* ``KERNEL``: every kernel that executes a chapter (``scripts/execute_notebook.py``) or re-runs it (nbval, the
-  wrong-formula swaps): no progress bars in outputs, one BLAS thread (faster on a busy machine), a fixed hash
-  seed.
+* ``KERNEL``: every kernel that executes a chapter (``scripts/execute_notebook.py``) or re-runs it (nbval):
+  no progress bars in outputs, one BLAS thread (faster on a busy machine), a fixed hash seed.
 * ``EXECUTE``: on top of ``KERNEL``, how the committed outputs are made: attnlib on one thread, and the pages
   record their results for the wrong-formula tests (``book/checks``).
 * ``OTHER_CPU``: on top of ``KERNEL``, how ``make test`` re-runs the chapters under nbval, so that outputs that

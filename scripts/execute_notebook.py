@@ -38,7 +38,7 @@ from nbclient.exceptions import CellExecutionError
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from scripts.environments import environment  # noqa: E402  (one definition, shared with nbval and the swaps)
+from scripts.environments import environment  # noqa: E402  (one definition, shared with nbval)
 BOOK = REPO / "book"
 PAIRING = "ipynb,md:myst"
 KERNEL_NAME = "python3"

@@ -91,7 +91,6 @@ def test_sampled_kurtosis_is_said_and_plot_draws():
     plt.close(fig)
 
 
-@pytest.mark.xdist_group("tests/test_agreement.py::spread")
 def test_predicted_sd_matches_the_spread_of_200_draws():
     """At d = 200 (mean pooling of the chain r = 0.8, ||mu||^2 = 1), the sd of 200 draws of each quantity is
     within 4 of its own standard errors of the predicted sd (the standard error of an sd from the draws'
