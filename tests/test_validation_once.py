@@ -6,6 +6,7 @@ validator does inside, e.g. one argument after another, is part of that call). C
 path (5 counting the validators a validator calls), 6 on the matrix-free path, 8 at population level by the
 matrix-free path and 13 with a density estimate, because the operators, the token sampler, Lanczos and the
 density estimate checked their inputs again. Now it makes 1 (2 with a density: the SpectralDensity it returns).
+Building a Setting made 6 (one per field, and the mean weights' T); now 1.
 """
 
 import sys
@@ -54,6 +55,15 @@ def test_one_simulate_makes_at_most_two_validator_calls(options):
     assert calls <= (3 if options.get("spectrum") == "slq" else 2)
 
 
+def test_building_the_setting_and_simulating_make_two_validator_calls():
+    process = positional.markov(8, 0.6)
+
+    def run():
+        attnlib.simulate(Setting(d=60, V=120, N=240, mu_norm2=1.0, process=process), np.random.default_rng(0))
+
+    assert validator_calls(run)[0] == 2  # one for the Setting's fields (valid once built), one for simulate's
+
+
 def test_the_counter_sees_a_check_made_inside(monkeypatch):
     original = simulation.draw_tokens
 
@@ -77,7 +87,7 @@ def test_bad_input_still_fails_at_the_entry():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match=r"rng must be a numpy.random.Generator .*got 3"):
         attnlib.simulate(SETTING, 3)
-    with pytest.raises(ValueError, match=r"setting must be an instance of attnlib.model.setting.Setting"):
+    with pytest.raises(ValueError, match=r"setting must be an attnlib.model.setting.Setting, got 'a setting'"):
         attnlib.simulate("a setting", rng)
     with pytest.raises(ValueError, match=r"k must be an integer >= 1, got 0"):
         attnlib.simulate(SETTING, rng, k=0)

@@ -55,11 +55,13 @@ def finite_scalar(name: str, value) -> float:
     return float(arr)
 
 
+_KINDS = {np.random.Generator: "a numpy.random.Generator (numpy.random.default_rng(seed))", str: "a string"}
+
+
 def _kind(cls: type) -> str:
-    """How an error message names the class ``cls`` its argument must be an instance of."""
-    if cls is np.random.Generator:
-        return "a numpy.random.Generator (numpy.random.default_rng(seed))"
-    return f"an instance of {cls.__module__}.{cls.__qualname__}"
+    """How an error message names the class ``cls`` its argument must be an instance of (e.g. "an
+    attnlib.model.setting.Setting")."""
+    return _KINDS.get(cls) or f"an {cls.__module__}.{cls.__qualname__}"
 
 
 def rng(value, name: str = "rng") -> np.random.Generator:
