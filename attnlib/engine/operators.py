@@ -63,6 +63,9 @@ def _check_table(table) -> np.ndarray:
 class SampleCovariance(LinearOperator):
     """The sample covariance S = E^T M E of the pooled vectors C = A E, as a symmetric ``LinearOperator``.
 
+    The constructor trusts its arguments (the simulation builds them); :meth:`SampleCovariance.from_tokens`
+    checks them.
+
     Parameters
     ----------
     table : numpy.ndarray
@@ -73,8 +76,6 @@ class SampleCovariance(LinearOperator):
         Centre the pooled vectors (default); ``False`` gives the uncentred second moment C^T C / N.
     workers : int, optional
         Threads of the products (see :func:`product_threads`; default: the usable cores).
-
-    The constructor trusts its arguments (the simulation builds them); :meth:`from_tokens` checks them.
     """
 
     def __init__(self, table, A, *, centered: bool = True, workers: int | None = None):
@@ -129,6 +130,8 @@ class PopulationCovariance(LinearOperator):
     W' = Z^T Z / V - q q^T - g g^T, as a symmetric ``LinearOperator`` (the matrix of
     :func:`attnlib.model.generative.population_covariance`, never formed).
 
+    The arguments are trusted: the simulation passes a drawn vocabulary and the scalars of a checked Setting.
+
     Parameters
     ----------
     vocab : Vocabulary
@@ -138,8 +141,6 @@ class PopulationCovariance(LinearOperator):
         Covariance (default) or second moment (adds (sum w)^2 g g^T).
     workers : int, optional
         Threads of the products (see :func:`product_threads`; default: the usable cores).
-
-    The arguments are trusted: the simulation passes a drawn vocabulary and the scalars of a checked Setting.
     """
 
     def __init__(self, vocab: Vocabulary, alpha: float, kappa: float, weight_sum: float, *, centered: bool = True,

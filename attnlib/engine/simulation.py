@@ -156,6 +156,9 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
              workers: int | None = None) -> Draw:
     """Draw a vocabulary (unless one is given) and, at sample level, N pooled sequences; analyse S.
 
+    The arguments are checked once, here (:func:`attnlib.numerics.checks.validated`); ``simulate.__wrapped__``
+    is the draw on arguments already checked (the Monte-Carlo engine's unit of work).
+
     Parameters
     ----------
     setting : Setting
@@ -188,9 +191,6 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
     ------
     ValueError
         On invalid arguments, or if the draw would not fit in the available memory.
-
-    The arguments are checked once, here (:func:`attnlib.numerics.checks.validated`); ``simulate.__wrapped__``
-    is the draw on arguments already checked (the Monte-Carlo engine's unit of work).
     """
     kind, estimator = spectrum = spectrum_option(spectrum, level)
     cost = plan(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)

@@ -243,6 +243,8 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *
                     dtype=np.float64, options: ModelOptions | None = None, workers: int | None = None) -> Vocabulary:
     """Draw the table e_v = s_v mu + z_v, v = 1..V, with V/2 tokens per class.
 
+    ``draw_vocabulary.__wrapped__`` is the engine's call, on the sizes of a checked Setting.
+
     Parameters
     ----------
     d, V : int
@@ -266,8 +268,6 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *
     Returns
     -------
     Vocabulary
-
-    ``draw_vocabulary.__wrapped__`` is the engine's call, on the sizes of a checked Setting.
     """
     half = V // 2
     signs = np.concatenate([np.ones(half, np.int8), -np.ones(half, np.int8)])

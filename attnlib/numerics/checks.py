@@ -105,7 +105,7 @@ def validated(check=None, **specs):
     arguments (a dict it may update) for conditions that involve several of them. Bad input raises a
     ValueError that names the argument, the value and what is allowed.
 
-    The function without its entry check is ``f.__wrapped__`` (as :func:`functools.wraps` sets it): the
+    The function without its entry check is ``f.__wrapped__`` (as ``functools.wraps`` sets it): the
     library calls that where an outer entry has already checked the arguments, so nothing is checked twice.
     """
     def decorate(func):
