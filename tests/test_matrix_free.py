@@ -142,7 +142,7 @@ def test_memory_check_refuses_a_draw_that_does_not_fit(monkeypatch):
         sweep([BASE, s], seed=1, trials=1)
     monkeypatch.setattr(cost, "memory_limits", lambda: [])  # unknown: the free physical pages, or no check
     monkeypatch.setattr(cost.os, "sysconf", lambda name: (_ for _ in ()).throw(ValueError(name)))
-    cost.check_memory(cost.plan(s))
+    cost.require_memory(cost.plan(s))
 
 
 def test_the_largest_d_that_fits_does_fit(monkeypatch):
@@ -232,14 +232,14 @@ def test_sweep_runs_fewer_draws_at_once_when_memory_is_short(monkeypatch):
 
 def test_default_sample_draw_is_single_precision_and_exact_spectra_double(monkeypatch):
     dtypes = []
-    original = simulation.make_vocabulary
+    original = simulation.draw_vocabulary.__wrapped__
 
     def spy(*args, **kwargs):
         out = original(*args, **kwargs)
         dtypes.append(out.table.dtype)
         return out
 
-    monkeypatch.setattr(simulation, "make_vocabulary", spy)
+    monkeypatch.setattr(simulation.draw_vocabulary, "__wrapped__", spy)
     simulate(BASE, np.random.default_rng(0))
     simulate(BASE, np.random.default_rng(0), spectrum="exact")
     simulate(BASE, np.random.default_rng(0), level="population")

@@ -41,12 +41,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnlib.model.setting import check_setting
+from attnlib.model.setting import Setting
 from attnlib.numerics import checks as _v
 from attnlib.numerics.linalg import MAX_STEPS, usable_cores
 
-__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "paths", "choose", "memory_limits", "available_memory", "largest_dimension",
-           "check_memory", "require_memory"]
+__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "paths", "memory_limits",
+           "available_memory", "largest_dimension", "require_memory"]
 
 #: The paths of a draw, the cheaper one by the estimate below or one forced.
 METHODS = ("auto", "dense", "matrix-free")
@@ -134,28 +134,21 @@ def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectru
     return Cost(method, level, flops, traffic, int(peak + block), setting, options)
 
 
-def plan(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: str = "auto", table_dtype=None,
-         probes: int = 0, degree: int = 0) -> Cost:
-    """The :class:`Cost` of the path a draw takes: ``method`` if forced, else the cheaper possible one.
-
-    The matrix-free path needs ``k < d - 1`` (Lanczos) and cannot give all d eigenvalues; the dense path cannot
-    give a density estimate (``spectrum="slq"``). Raises ValueError when the forced path cannot run.
-    """
-    check_setting(setting)
-    method = _v.choice("method", method, METHODS)
-    return choose(setting, level=level, k=k, spectrum=spectrum, method=method, table_dtype=table_dtype,
-                  probes=probes, degree=degree)
-
-
 def paths(d: int, *, k: int = 1, spectrum=None) -> list[str]:
     """The paths that can give ``k`` top eigenpairs (and ``spectrum``) at dimension ``d``: the matrix-free one
     needs k < d - 1 and cannot give all d eigenvalues; the dense one cannot give a density estimate."""
     return (["dense"] if spectrum != "slq" else []) + (["matrix-free"] if spectrum != "exact" and k < d - 1 else [])
 
 
-def choose(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: str = "auto", table_dtype=None,
-           probes: int = 0, degree: int = 0) -> Cost:
-    """:func:`plan` on validated arguments (the engine's call)."""
+@_v.validated(setting=Setting, method=METHODS)
+def plan(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: str = "auto", table_dtype=None,
+         probes: int = 0, degree: int = 0) -> Cost:
+    """The :class:`Cost` of the path a draw takes: ``method`` if forced, else the cheaper possible one.
+
+    The matrix-free path needs ``k < d - 1`` (Lanczos) and cannot give all d eigenvalues; the dense path cannot
+    give a density estimate (``spectrum="slq"``). Raises ValueError when the forced path cannot run.
+    ``plan.__wrapped__`` is the engine's call, on arguments a draw has checked.
+    """
     possible = paths(setting.d, k=k, spectrum=spectrum)
     if method != "auto" and method not in possible:
         why = ("all d eigenvalues (spectrum='exact') need the dense path" if spectrum == "exact" else
@@ -271,21 +264,14 @@ def largest_dimension(cost: Cost, method: str, free: int, concurrent: int = 1) -
     return lo if lo >= 2 and fits(lo) else None
 
 
-def check_memory(cost: Cost, *, concurrent: int = 1) -> None:
-    """Raise ValueError if ``concurrent`` draws of ``cost`` would not fit under the tightest of
-    :func:`memory_limits`.
+def require_memory(cost: Cost, concurrent: int = 1) -> None:
+    """Raise ValueError if ``concurrent`` draws of ``cost`` (a :class:`Cost` from :func:`plan`) would not fit
+    under the tightest of :func:`memory_limits`; the engine's check before it allocates.
 
     The message names the sizes (d, V, N, T), the level and path, the bytes needed and available and the limit
     that binds; then the other path if it would fit, and the largest d that fits at the same ratios on each
     path that can give what was asked.
     """
-    if not isinstance(cost, Cost):
-        raise ValueError(f"cost must be an attnlib.engine.cost.Cost, got {cost!r}")
-    require_memory(cost, _v.positive_int("concurrent", concurrent))
-
-
-def require_memory(cost: Cost, concurrent: int = 1) -> None:
-    """:func:`check_memory` on validated arguments (the engine's call)."""
     free = available_memory()
     need = cost.peak * concurrent
     if free is None or need <= free:

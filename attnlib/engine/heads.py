@@ -28,7 +28,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from attnlib.numerics import checks as _v
 from attnlib.numerics import products
-from attnlib.model.generative import Vocabulary, draw_tokens, make_vocabulary
+from attnlib.model.generative import Vocabulary, draw_tokens, draw_vocabulary
 from attnlib.model.heads import HeadsSetting
 from attnlib.model.pooling import sparse_times_dense, token_csr
 from attnlib.engine.montecarlo import replicate
@@ -137,6 +137,14 @@ class HeadsDraw:
     level: str
 
 
+def _check_k(arguments) -> None:
+    d = arguments["setting"].d
+    if arguments["k"] >= d - 1:
+        raise ValueError(f"k must be < d - 1 = {d - 1} for Lanczos, got {arguments['k']}")
+
+
+@_v.validated(_check_k, setting=HeadsSetting, rng=np.random.Generator, k=_v.positive_int, level=LEVELS,
+              vocabulary=_v.optional(Vocabulary), workers=_v.optional(_v.positive_int))
 def simulate_heads(setting: HeadsSetting, rng: np.random.Generator, *, k: int = 2, level: str = "sample",
                    vocabulary: Vocabulary | None = None, workers: int | None = None) -> HeadsDraw:
     """Draw a vocabulary (unless given) and, at sample level, N sequences; top ``k`` eigenpairs by Lanczos.
@@ -145,15 +153,10 @@ def simulate_heads(setting: HeadsSetting, rng: np.random.Generator, *, k: int = 
     table is float32 at sample level (sums in double precision), float64 at population level. Matrix-free:
     :class:`HeadsCovariance` or :class:`HeadsPopulation`.
     """
-    if not isinstance(setting, HeadsSetting):
-        raise ValueError(f"setting must be an attnlib.model.heads.HeadsSetting, got {setting!r}")
-    rng = _v.rng(rng)
-    k = _v.positive_int("k", k)
-    level = _v.choice("level", level, LEVELS)
     base = setting.base
     if vocabulary is None:
-        vocabulary = make_vocabulary(base.d, base.V, base.mu_norm2, rng, workers=workers,
-                                     dtype=np.float64 if level == "population" else np.float32)
+        vocabulary = draw_vocabulary.__wrapped__(base.d, base.V, base.mu_norm2, rng, workers=workers,
+                                                 dtype=np.float64 if level == "population" else np.float32)
     if level == "population":
         op = HeadsPopulation(vocabulary, *setting.matrices, workers=workers)
         vals, vecs = top_eigenpairs(op, k, tol=1e-10)

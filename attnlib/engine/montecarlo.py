@@ -9,7 +9,7 @@ executor and the number of workers.
 
 Scale-out goes through a standard :class:`concurrent.futures.Executor`: the default is a thread pool with one
 thread per usable core (the heavy steps release the GIL), fewer if that many draws at once would not fit in
-the available memory (``attnlib.engine.cost.check_memory``); a ``ProcessPoolExecutor`` or a dask cluster's
+the available memory (``attnlib.engine.cost.require_memory``); a ``ProcessPoolExecutor`` or a dask cluster's
 ``Client.get_executor()`` work the same way, because settings and streams pickle. Each draw takes the path
 ``method`` says (``attnlib.engine.cost``), decided from its setting alone, so the path does not depend on the
 executor either.
@@ -33,7 +33,7 @@ from attnlib.numerics.linalg import BLAS, BLAS_THREAD
 from attnlib.model.pooling import pool_workers
 from attnlib.engine.progress import progress
 from attnlib.model.setting import Setting
-from attnlib.engine.simulation import LEVELS, METHODS, draw, plan, spectrum_option
+from attnlib.engine.simulation import LEVELS, METHODS, compatible, plan, simulate, spectrum_option
 
 __all__ = ["streams", "replicate", "Sweep", "sweep", "FiniteSizeScan", "finite_size_scan"]
 
@@ -139,8 +139,8 @@ def _job(setting, stream, k, level, spectrum, centered, method, parallel):
     previous = getattr(BLAS_THREAD, "serial", False)
     BLAS_THREAD.serial = True
     try:
-        out = draw(setting, randomness.generator(stream), None, k=k, level=level, spectrum=spectrum,
-                   centered=centered, method=method, pool_workers=1 if parallel else None)
+        out = simulate.__wrapped__(setting, randomness.generator(stream), k=k, level=level, spectrum=spectrum,
+                                   centered=centered, method=method, workers=1 if parallel else None)
     finally:
         BLAS_THREAD.serial = previous
     return out.top_eigenvalues, out.overlaps, out.spectrum, out.density
@@ -160,14 +160,15 @@ def _check(settings, k, level, spectrum, method):
         raise ValueError("settings must be an attnlib.Setting or a non-empty sequence of them")
     k = _v.positive_int("k", k)
     level, method = _v.choices(level=(level, LEVELS), method=(method, METHODS))
-    spectrum = spectrum_option(spectrum, level)
-    kind = spectrum[0]
+    pair = spectrum_option(spectrum, level)
+    kind = pair[0]
     if kind == "exact" and len({s.d for s in settings}) > 1:
         raise ValueError("spectrum='exact' needs settings of one dimension d; sweep each d separately")
     for s in settings:
         if k >= s.d - 1:
             raise ValueError(f"k must be < d - 1 = {s.d - 1} for every setting, got {k}")
-    costs = [plan(s, k=k, level=level, spectrum=spectrum, method=method) for s in settings]
+        compatible(s, level)
+    costs = [plan(s, k=k, level=level, spectrum=pair, method=method) for s in settings]
     return settings, k, level, spectrum, method, max(costs, key=lambda c: c.peak)
 
 

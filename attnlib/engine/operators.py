@@ -63,6 +63,9 @@ def _check_table(table) -> np.ndarray:
 class SampleCovariance(LinearOperator):
     """The sample covariance S = E^T M E of the pooled vectors C = A E, as a symmetric ``LinearOperator``.
 
+    The constructor trusts its arguments (the simulation builds them); :meth:`SampleCovariance.from_tokens`
+    checks them.
+
     Parameters
     ----------
     table : numpy.ndarray
@@ -76,25 +79,23 @@ class SampleCovariance(LinearOperator):
     """
 
     def __init__(self, table, A, *, centered: bool = True, workers: int | None = None):
-        table = _check_table(table)
-        if not sp.issparse(A) or A.ndim != 2 or A.shape[1] != table.shape[0]:
-            raise ValueError(f"A must be a sparse (N, V) matrix with V = {table.shape[0]}, got "
-                             f"{type(A).__name__} {getattr(A, 'shape', '')}")
-        self.table = table
+        self.table = np.ascontiguousarray(table)
         self.A = sp.csr_matrix(A, dtype=np.float64)
         self.At = self.A.T.tocsr()
         self.N = self.A.shape[0]
         self.centered = bool(centered)
         self.a = np.asarray(self.At.sum(axis=1)).ravel() / self.N
         self.products = 0  # columns multiplied so far (a count of matrix-vector products)
-        self.threads = product_threads(table, None if workers is None else _v.positive_int("workers", workers))
-        super().__init__(dtype=np.float64, shape=(table.shape[1], table.shape[1]))
+        self.threads = product_threads(self.table, workers)
+        super().__init__(dtype=np.float64, shape=(self.table.shape[1], self.table.shape[1]))
 
     @classmethod
     def from_tokens(cls, table, tokens, w, *, centered: bool = True, workers: int | None = None
                     ) -> "SampleCovariance":
-        """The operator of the sequences ``tokens`` (N, T) pooled with weights ``w`` over ``table``."""
+        """The operator of the sequences ``tokens`` (N, T) pooled with weights ``w`` over ``table``: the checked
+        entry (the constructor trusts its table and token matrix)."""
         table = _check_table(table)
+        workers = None if workers is None else _v.positive_int("workers", workers)
         tokens = np.asarray(tokens)
         if tokens.ndim != 2 or not np.issubdtype(tokens.dtype, np.integer):
             raise ValueError(f"tokens must be an (N, T) integer array, got shape {tokens.shape}")
@@ -129,6 +130,8 @@ class PopulationCovariance(LinearOperator):
     W' = Z^T Z / V - q q^T - g g^T, as a symmetric ``LinearOperator`` (the matrix of
     :func:`attnlib.model.generative.population_covariance`, never formed).
 
+    The arguments are trusted: the simulation passes a drawn vocabulary and the scalars of a checked Setting.
+
     Parameters
     ----------
     vocab : Vocabulary
@@ -142,18 +145,14 @@ class PopulationCovariance(LinearOperator):
 
     def __init__(self, vocab: Vocabulary, alpha: float, kappa: float, weight_sum: float, *, centered: bool = True,
                  workers: int | None = None):
-        if not isinstance(vocab, Vocabulary):
-            raise ValueError(f"vocab must be an attnlib.model.generative.Vocabulary, got {vocab!r}")
-        self.table = _check_table(vocab.table)
-        self.alpha = _v.nonnegative("alpha", alpha)
-        self.kappa = _v.positive("kappa", kappa)
-        self.weight_sum = _v.finite_scalar("weight_sum", weight_sum)
+        self.table = np.ascontiguousarray(vocab.table)
+        self.alpha, self.kappa, self.weight_sum = float(alpha), float(kappa), float(weight_sum)
         self.centered = bool(centered)
         self.mu, self.s = vocab.mu, vocab.signs.astype(float)
         self.h, self.g = vocab.h, vocab.g
         self.q = self.h - self.mu
         self.products = 0
-        self.threads = product_threads(self.table, None if workers is None else _v.positive_int("workers", workers))
+        self.threads = product_threads(self.table, workers)
         super().__init__(dtype=np.float64, shape=(vocab.d, vocab.d))
 
     def _matmat(self, X):
@@ -184,14 +183,10 @@ def top_eigenpairs(operator: LinearOperator, k: int = 1, *, tol: float = TOL):
     :func:`attnlib.numerics.linalg.lanczos_top` (full reorthogonalisation, convergence tested after every
     product) from the book's one start vector (:func:`attnlib.numerics.linalg.start_vector`), on one BLAS
     thread (an operator's products may use more: ``threads``), stopping at relative residual ``tol``.
+    The arguments are trusted: a square operator, an integer ``1 <= k < d - 1`` (the caller's plan checks it,
+    :func:`attnlib.engine.cost.plan`) and ``tol > 0``.
     """
-    if not isinstance(operator, LinearOperator) or operator.shape[0] != operator.shape[1]:
-        raise ValueError(f"operator must be a square scipy LinearOperator, got {operator!r}")
     d = operator.shape[0]
-    k = _v.positive_int("k", k)
-    if k >= d - 1:
-        raise ValueError(f"k must be < d - 1 = {d - 1} for Lanczos, got {k}")
-    tol = _v.positive("tol", tol)
     with blas_threads(1):
         vals, vecs, _ = lanczos_top(operator.matvec, d, k, tol, start_vector(d))
     return vals, vecs

@@ -28,7 +28,7 @@ most 2 ||dS|| / g, g the gap between the eigenvalue and its nearest neighbour (D
 near a threshold, where the top two eigenvalues nearly tie (``tests/test_matrix_free.py`` checks both bounds).
 
 Memory: before allocating, a draw estimates its peak (``attnlib.engine.cost.plan``) and raises ValueError if it
-would not fit in the available memory (``attnlib.engine.cost.check_memory``).
+would not fit in the available memory (``attnlib.engine.cost.require_memory``).
 """
 
 from __future__ import annotations
@@ -38,19 +38,19 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.linalg import eigsh
 
-from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
 from attnlib.engine import cost as _cost
 from attnlib.engine.slq import SLQ, SpectralDensity
 from attnlib.numerics.linalg import (eigen, one_blas_thread, squared_cosines,
     start_vector)
-from attnlib.model.generative import Vocabulary, draw_tokens, make_vocabulary
-from attnlib.model.pooling import pool_table
+from attnlib.model.generative import Vocabulary, draw_tokens, draw_vocabulary
+from attnlib.model.pooling import pool_table, token_csr
 from attnlib.engine.operators import (PopulationCovariance, SampleCovariance,
     top_eigenpairs)
 from attnlib.model.setting import Setting
 
-__all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top", "draw", "plan", "spectrum_option", "population_eigenpairs"]
+__all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top", "plan", "spectrum_option",
+           "compatible"]
 
 #: Storage type of the table at sample level when not all eigenvalues are needed (sums over it run in double).
 TABLE_DTYPE = np.float32
@@ -61,6 +61,7 @@ LEVELS = ("sample", "population")
 SPECTRA = (None, "exact", "slq")
 #: ``method`` of a draw: see ``attnlib.engine.cost``.
 METHODS = _cost.METHODS
+_DEFAULT_SLQ = SLQ()  # what spectrum="slq" means (an SLQ is immutable: one instance serves every draw)
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,7 +112,7 @@ def spectrum_option(spectrum, level: str = "sample"):
     if isinstance(spectrum, SLQ):
         kind, estimator = "slq", spectrum
     elif spectrum is None or (isinstance(spectrum, str) and spectrum in SPECTRA):
-        kind, estimator = spectrum, (SLQ() if spectrum == "slq" else None)
+        kind, estimator = spectrum, (_DEFAULT_SLQ if spectrum == "slq" else None)
     else:
         raise ValueError(f"spectrum must be None, 'exact', 'slq' or an attnlib.engine.slq.SLQ, got {spectrum!r}")
     if kind is not None and level != "sample":
@@ -120,17 +121,43 @@ def spectrum_option(spectrum, level: str = "sample"):
 
 
 def plan(setting: Setting, *, k: int, level: str, spectrum: tuple, method: str, vocabulary=None) -> _cost.Cost:
-    """The ``attnlib.engine.cost.Cost`` of the path a draw with these options takes (arguments validated;
-    ``spectrum``: the pair of :func:`spectrum_option`)."""
+    """The ``attnlib.engine.cost.Cost`` of the path a draw with these options takes (arguments checked by the
+    caller; ``spectrum``: the pair of :func:`spectrum_option`)."""
     kind, est = spectrum
-    return _cost.choose(setting, level=level, k=k, spectrum=kind, method=method,
-                      table_dtype=None if vocabulary is None else vocabulary.table.dtype,
-                      probes=est.probes if est else 0, degree=est.degree if est else 0)
+    return _cost.plan.__wrapped__(setting, level=level, k=k, spectrum=kind, method=method,
+                                  table_dtype=None if vocabulary is None else vocabulary.table.dtype,
+                                  probes=est.probes if est else 0, degree=est.degree if est else 0)
 
 
+def compatible(setting: Setting, level: str, vocabulary: Vocabulary | None = None) -> None:
+    """Raise ValueError if a draw of ``setting`` at ``level`` cannot run (token frequencies at population
+    level) or ``vocabulary`` does not match the setting (d, V and ||mu||^2)."""
+    options = setting.options
+    if level == "population" and options is not None and options.frequencies is not None:
+        raise ValueError("level='population' does not support token frequencies: use "
+                         "attnlib.model.generative.population_covariance with the vocabulary")
+    if vocabulary is not None and ((vocabulary.d, vocabulary.V) != (setting.d, setting.V)
+                                   or not np.isclose(vocabulary.mu_norm2, setting.mu_norm2)):
+        raise ValueError(f"vocabulary (d={vocabulary.d}, V={vocabulary.V}, mu_norm2={vocabulary.mu_norm2:g}) "
+                         f"does not match the setting (d={setting.d}, V={setting.V}, "
+                         f"mu_norm2={setting.mu_norm2:g})")
+
+
+def _check_draw(arguments) -> None:
+    """The checks of :func:`simulate` that involve several arguments (``spectrum`` is read, and checked, by
+    :func:`spectrum_option` in the body)."""
+    compatible(arguments["setting"], arguments["level"], arguments["vocabulary"])
+
+
+@_v.validated(_check_draw, setting=Setting, rng=np.random.Generator, k=_v.positive_int, level=LEVELS,
+              vocabulary=_v.optional(Vocabulary), method=METHODS, workers=_v.optional(_v.positive_int))
 def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = True, k: int = 1,
-             level: str = "sample", spectrum=None, vocabulary: Vocabulary | None = None, method: str = "auto") -> Draw:
+             level: str = "sample", spectrum=None, vocabulary: Vocabulary | None = None, method: str = "auto",
+             workers: int | None = None) -> Draw:
     """Draw a vocabulary (unless one is given) and, at sample level, N pooled sequences; analyse S.
+
+    The arguments are checked once, here (:func:`attnlib.numerics.checks.validated`); ``simulate.__wrapped__``
+    is the draw on arguments already checked (the Monte-Carlo engine's unit of work).
 
     Parameters
     ----------
@@ -147,10 +174,14 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
         Also return all d eigenvalues (``"exact"``, dense path) or a spectral density estimate (``"slq"``, or an
         ``attnlib.engine.slq.SLQ`` instance for other sizes; matrix-free path), at sample level.
     vocabulary : Vocabulary, optional
-        Reuse a drawn vocabulary (must match d, V and ||mu||^2 of the setting).
+        Reuse a drawn vocabulary (must match d, V and ||mu||^2 of the setting). None: drawn here (after the
+        memory check), in the precision of the path.
     method : {"auto", "dense", "matrix-free"}
         The path (see ``attnlib.engine.cost``); "auto" takes the cheaper. Both give the same eigenvalues to about
         1e-12 relative (the Lanczos tolerance) and overlaps to about 1e-7.
+    workers : int, optional
+        Threads that fill the table, pool (dense path) and multiply (matrix-free path) (None: the usable
+        cores; 1 when draws run side by side). The numbers do not depend on it.
 
     Returns
     -------
@@ -161,48 +192,21 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
     ValueError
         On invalid arguments, or if the draw would not fit in the available memory.
     """
-    check_setting(setting)
-    rng = _v.rng(rng)
-    k = _v.positive_int("k", k)
-    level, method = _v.choices(level=(level, LEVELS), method=(method, METHODS))
-    spectrum = spectrum_option(spectrum, level)
-    if vocabulary is not None and (not isinstance(vocabulary, Vocabulary) or (vocabulary.d, vocabulary.V) != (
-            setting.d, setting.V) or not np.isclose(vocabulary.mu_norm2, setting.mu_norm2)):
-        got = (f"d={vocabulary.d}, V={vocabulary.V}, mu_norm2={vocabulary.mu_norm2:g}"
-               if isinstance(vocabulary, Vocabulary) else repr(vocabulary))
-        raise ValueError(f"vocabulary ({got}) does not match the setting (d={setting.d}, V={setting.V}, "
-                         f"mu_norm2={setting.mu_norm2:g})")
-    return draw(setting, rng, vocabulary, k=k, level=level, spectrum=spectrum, centered=centered, method=method)
-
-
-def draw(setting: Setting, rng: np.random.Generator, vocabulary: Vocabulary | None, *, k: int, level: str,
-         spectrum: tuple, centered: bool, method: str = "auto", pool_workers: int | None = None) -> Draw:
-    """:func:`simulate` on validated arguments (the Monte-Carlo engine's unit of work): nothing is checked again.
-
-    ``spectrum``: the ``(kind, estimator)`` pair of :func:`spectrum_option`.
-    ``vocabulary`` None: drawn here (after the memory check), in the precision of the path.
-    ``pool_workers``: threads that fill the table, pool (dense path) and multiply (matrix-free path) (None:
-    the usable cores; 1 when draws run side by side). The numbers do not depend on it.
-    """
-    kind, estimator = spectrum
-    options = setting.options
-    if level == "population" and options is not None and options.frequencies is not None:
-        raise ValueError("level='population' does not support token frequencies: use "
-                         "attnlib.model.generative.population_covariance with the vocabulary")
+    kind, estimator = spectrum = spectrum_option(spectrum, level)
     cost = plan(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)
     _cost.require_memory(cost)
     double = level == "population" or kind == "exact"
     if vocabulary is None:
-        vocabulary = make_vocabulary(setting.d, setting.V, setting.mu_norm2, rng,
-                                     dtype=np.float64 if double else TABLE_DTYPE, options=options,
-                                     workers=pool_workers)
+        vocabulary = draw_vocabulary.__wrapped__(setting.d, setting.V, setting.mu_norm2, rng,
+                                                 dtype=np.float64 if double else TABLE_DTYPE,
+                                                 options=setting.options, workers=workers)
     spec = density = None
     if level == "population":
-        vals, vecs = population_eigenpairs(vocabulary, setting, k, centered=centered, method=cost.method)
+        vals, vecs = population_top.__wrapped__(vocabulary, setting, k, centered=centered, method=cost.method)
     elif cost.method == "dense":
-        vals, vecs, spec = _dense_eigen(setting, rng, vocabulary, k, kind == "exact", centered, pool_workers)
+        vals, vecs, spec = _dense_eigen(setting, rng, vocabulary, k, kind == "exact", centered, workers)
     else:
-        vals, vecs, density = _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator, pool_workers)
+        vals, vecs, density = _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator, workers)
     with one_blas_thread():
         directions = vocabulary.directions()
     overlaps = np.stack([squared_cosines(vecs, x) for x in directions])
@@ -215,11 +219,11 @@ def _frequencies(setting):
     return None if setting.options is None else setting.options.frequencies
 
 
-def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
+def _dense_eigen(setting, rng, vocabulary, k, full, centered, workers):
     """Top-k eigenpairs (and the spectrum if ``full``) of S formed from fresh sequences over ``vocabulary``,
     in double precision (C = A E from a table of either precision, :func:`attnlib.model.pooling.pool_table`)."""
     _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
-    C = pool_table(vocabulary.table, tokens, setting.weights, pool_workers)
+    C = pool_table(vocabulary.table, tokens, setting.weights, workers)
     if centered:  # in place: C is ours
         C -= C.mean(axis=0)
     return eigen(C, k, full=full)
@@ -228,13 +232,21 @@ def _dense_eigen(setting, rng, vocabulary, k, full, centered, pool_workers):
 def _matrix_free_eigen(setting, rng, vocabulary, k, centered, estimator, workers):
     """Top-k eigenpairs (and a density estimate if ``estimator``) of S applied through the table."""
     _, tokens = draw_tokens(setting.process, setting.V, setting.N, rng, _frequencies(setting))
-    op = SampleCovariance.from_tokens(vocabulary.table, tokens, setting.weights, centered=centered, workers=workers)
+    op = SampleCovariance(vocabulary.table, token_csr(tokens, setting.weights, setting.V), centered=centered,
+                          workers=workers)
     del tokens
     vals, vecs = top_eigenpairs(op, k)
     density = estimator.estimate(op, rng) if estimator is not None else None
     return vals, vecs, density
 
 
+def _check_population(arguments) -> None:
+    d = arguments["vocab"].d
+    if arguments["k"] >= d - 1:
+        raise ValueError(f"k must be < d - 1 = {d - 1} for Lanczos, got {arguments['k']}")
+
+
+@_v.validated(_check_population, vocab=Vocabulary, setting=Setting, k=_v.positive_int, method=METHODS)
 def population_top(vocab: Vocabulary, setting: Setting, k: int = 2, *, centered: bool = True,
                    method: str = "auto"):
     r"""Top ``k`` eigenpairs of the population covariance given the vocabulary, by Lanczos.
@@ -246,20 +258,9 @@ def population_top(vocab: Vocabulary, setting: Setting, k: int = 2, *, centered:
     cheaper (``attnlib.engine.cost``). Both stop at relative residual 1e-10 and agree to about 1e-12.
     Returns ``(eigenvalues (k,), eigenvectors (d, k))``, descending.
     """
-    if not isinstance(vocab, Vocabulary):
-        raise ValueError(f"vocab must be an attnlib.model.generative.Vocabulary, got {vocab!r}")
-    check_setting(setting)
-    k = _v.positive_int("k", k)
-    if k >= vocab.d - 1:
-        raise ValueError(f"k must be < d - 1 = {vocab.d - 1} for Lanczos, got {k}")
-    method = _v.choice("method", method, METHODS)
-    return population_eigenpairs(vocab, setting, k, centered=centered, method=method)
-
-
-def population_eigenpairs(vocab: Vocabulary, setting: Setting, k: int, *, centered: bool, method: str):
-    """:func:`population_top` on validated arguments (the engine's call)."""
     d, V = vocab.d, vocab.V
-    method = _cost.choose(setting, level="population", k=k, method=method, table_dtype=vocab.table.dtype).method
+    method = _cost.plan.__wrapped__(setting, level="population", k=k, method=method,
+                                    table_dtype=vocab.table.dtype).method
     if method == "matrix-free":
         op = PopulationCovariance(vocab, setting.alpha, setting.kappa, setting.weight_sum, centered=centered)
         return top_eigenpairs(op, k, tol=1e-10)

@@ -27,6 +27,7 @@ leaves the quadrature valid.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy.interpolate import PchipInterpolator
@@ -64,7 +65,7 @@ class SLQ:
 
     def estimate(self, operator: LinearOperator, rng: np.random.Generator) -> "SpectralDensity":
         """:func:`slq` of ``operator`` with these sizes (probes drawn from ``rng``)."""
-        return slq(operator, self.probes, self.degree, rng)
+        return slq.__wrapped__(operator, self.probes, self.degree, rng)
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,22 +176,32 @@ class SpectralDensity:
         return np.array([(self.weights * x**j).sum() / self.probes for j in range(1, k + 1)])
 
 
+def _square(name: str, operator):
+    if not isinstance(operator, LinearOperator) or operator.shape[0] != operator.shape[1]:
+        raise ValueError(f"{name} must be a square scipy LinearOperator, got {operator!r}")
+    return operator
+
+
+def _check_probes(arguments) -> None:
+    Z = np.asarray(arguments["probes"], dtype=float)
+    d = arguments["operator"].shape[0]
+    if Z.ndim != 2 or Z.shape[0] != d or Z.shape[1] == 0:
+        raise ValueError(f"probes must be a ({d}, P) array, got shape {Z.shape}")
+    if not np.all(np.isfinite(Z)) or np.any(np.linalg.norm(Z, axis=0) == 0):
+        raise ValueError("probes must be finite, non-zero columns")
+
+
+@_v.validated(_check_probes, operator=_square, degree=_v.positive_int)
 def lanczos_quadrature(operator: LinearOperator, probes, degree: int):
     """Gauss rules (nodes, weights), arrays (P, degree), of the probe columns of ``probes`` (d, P).
 
     The P Lanczos recurrences run side by side: one product of ``operator`` with a (d, P) block per step. A
     recurrence that finds an invariant subspace stops there (its rule has fewer nodes; zero weights pad it).
     """
-    if not isinstance(operator, LinearOperator) or operator.shape[0] != operator.shape[1]:
-        raise ValueError(f"operator must be a square scipy LinearOperator, got {operator!r}")
     Z = np.asarray(probes, dtype=float)
     d = operator.shape[0]
-    if Z.ndim != 2 or Z.shape[0] != d or Z.shape[1] == 0:
-        raise ValueError(f"probes must be a ({d}, P) array, got shape {Z.shape}")
     norms = np.linalg.norm(Z, axis=0)
-    if not np.all(np.isfinite(Z)) or np.any(norms == 0):
-        raise ValueError("probes must be finite, non-zero columns")
-    degree = min(_v.positive_int("degree", degree), d)
+    degree = min(degree, d)
     P = Z.shape[1]
     Q, Q_prev, beta = Z / norms, np.zeros_like(Z), np.zeros(P)
     alphas, betas = np.zeros((degree, P)), np.zeros((degree, P))
@@ -217,6 +228,8 @@ def lanczos_quadrature(operator: LinearOperator, probes, degree: int):
     return nodes, weights
 
 
+@_v.validated(probes=_v.positive_int, degree=partial(_v.positive_int, minimum=2), rng=np.random.Generator,
+              operator=_square)
 def slq(operator: LinearOperator, probes: int = 32, degree: int = 24, rng: np.random.Generator | None = None
         ) -> SpectralDensity:
     """Stochastic Lanczos quadrature of ``operator``: ``probes`` Gaussian probes, ``degree`` steps each.
@@ -236,11 +249,6 @@ def slq(operator: LinearOperator, probes: int = 32, degree: int = 24, rng: np.ra
     -------
     SpectralDensity
     """
-    probes = _v.positive_int("probes", probes)
-    degree = _v.positive_int("degree", degree, minimum=2)
-    rng = _v.rng(rng)
-    if not isinstance(operator, LinearOperator) or operator.shape[0] != operator.shape[1]:
-        raise ValueError(f"operator must be a square scipy LinearOperator, got {operator!r}")
     Z = rng.standard_normal((operator.shape[0], probes))
-    nodes, weights = lanczos_quadrature(operator, Z, degree)
+    nodes, weights = lanczos_quadrature.__wrapped__(operator, Z, degree)
     return SpectralDensity(nodes=nodes, weights=weights, dimension=operator.shape[0])

@@ -16,6 +16,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -32,9 +33,7 @@ __all__ = [
     "fill_rows",
     "fill_table",
     "draw_vocabulary",
-    "make_vocabulary",
     "sample_tokens",
-    "class_tokens",
     "draw_tokens",
     "population_covariance",
 ]
@@ -226,9 +225,25 @@ def draw_rows(V: int, d: int, rng: np.random.Generator, options: "ModelOptions",
     return table, sums
 
 
+def _dtype(name: str, value):
+    if np.dtype(value) not in (np.float64, np.float32):
+        raise ValueError(f"{name} must be numpy.float64 or numpy.float32, got {value!r}")
+    return value
+
+
+def _check_options(arguments) -> None:
+    if arguments["options"] is not None:
+        arguments["options"].check(arguments["d"], arguments["V"])
+
+
+@_v.validated(_check_options, d=_v.positive_int, V=partial(_v.positive_int, even=True, minimum=2),
+              mu_norm2=_v.nonnegative, rng=np.random.Generator, dtype=_dtype, options=_v.optional(ModelOptions),
+              workers=_v.optional(_v.positive_int))
 def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *,
                     dtype=np.float64, options: ModelOptions | None = None, workers: int | None = None) -> Vocabulary:
     """Draw the table e_v = s_v mu + z_v, v = 1..V, with V/2 tokens per class.
+
+    ``draw_vocabulary.__wrapped__`` is the engine's call, on the sizes of a checked Setting.
 
     Parameters
     ----------
@@ -254,30 +269,12 @@ def draw_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *
     -------
     Vocabulary
     """
-    d = _v.positive_int("d", d)
-    V = _v.positive_int("V", V, even=True, minimum=2)
-    mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
-    rng = _v.rng(rng)
-    if np.dtype(dtype) not in (np.float64, np.float32):
-        raise ValueError(f"dtype must be numpy.float64 or numpy.float32, got {dtype!r}")
-    if options is not None and not isinstance(options, ModelOptions):
-        raise ValueError(f"options must be an attnlib.model.generative.ModelOptions or None, got {options!r}")
-    workers = None if workers is None else _v.positive_int("workers", workers)
-    return make_vocabulary(d, V, mu_norm2, rng, dtype=dtype, options=options, workers=workers)
-
-
-def make_vocabulary(d: int, V: int, mu_norm2: float, rng: np.random.Generator, *,
-                    dtype=np.float64, options: ModelOptions | None = None, workers: int | None = None) -> Vocabulary:
-    """:func:`draw_vocabulary` on trusted arguments (the engine's call, after a Setting was validated).
-
-    ``workers``: threads that fill the book's table (None: the usable cores); the table does not depend on it.
-    """
     half = V // 2
     signs = np.concatenate([np.ones(half, np.int8), -np.ones(half, np.int8)])
     mu = np.zeros(d)
     mu[0] = np.sqrt(mu_norm2)
     if options is not None and not options.is_default:
-        freq = options.check(d, V).token_frequencies()
+        freq = options.token_frequencies()
         omega = np.ones(V) if freq is None else V * freq
         s = signs.astype(float)
         if options.noise.is_gaussian and options.root is None:  # frequencies alone: the book's table
@@ -315,7 +312,7 @@ def sample_tokens(xi, V: int, rng: np.random.Generator, *, frequencies=None, cla
         V = _v.positive_int("V", V, even=True, minimum=2)
         if xi.ndim != 2 or not np.all(np.abs(xi) == 1):
             raise ValueError(f"xi must be an (N, T) array of +-1 signs, got shape {xi.shape}")
-        return class_tokens(xi, V, rng, frequencies)
+        return _class_tokens(xi, V, rng, None if frequencies is None else check_frequencies(frequencies, V // 2))
     K = _v.positive_int("classes", classes, minimum=2)
     V = _v.positive_int("V", V, minimum=K)
     if V % K:
@@ -323,12 +320,13 @@ def sample_tokens(xi, V: int, rng: np.random.Generator, *, frequencies=None, cla
     if xi.ndim != 2 or not np.issubdtype(xi.dtype, np.integer) or xi.size and (xi.min() < 0 or xi.max() >= K):
         raise ValueError(f"xi must be an (N, T) integer array of labels 0..{K - 1}, got shape {xi.shape}")
     n = V // K
-    index = rng.integers(0, n, size=xi.shape) if frequencies is None else _by_frequency(frequencies, n, xi.shape, rng)
-    return index + xi * n
+    if frequencies is None:
+        return rng.integers(0, n, size=xi.shape) + xi * n
+    return _by_frequency(check_frequencies(frequencies, n), n, xi.shape, rng) + xi * n
 
 
-def class_tokens(xi: np.ndarray, V: int, rng: np.random.Generator, frequencies=None) -> np.ndarray:
-    """:func:`sample_tokens` of two classes on trusted arguments: ``xi`` an (N, T) array of +-1, ``V`` even."""
+def _class_tokens(xi: np.ndarray, V: int, rng: np.random.Generator, frequencies=None) -> np.ndarray:
+    """Tokens of two classes: ``xi`` an (N, T) array of +-1, ``V`` even (checked by the caller)."""
     half = V // 2
     if frequencies is None:
         return rng.integers(0, half, size=xi.shape) + np.where(xi < 0, half, 0)
@@ -336,17 +334,17 @@ def class_tokens(xi: np.ndarray, V: int, rng: np.random.Generator, frequencies=N
 
 
 def _by_frequency(frequencies, n: int, shape, rng: np.random.Generator) -> np.ndarray:
-    """Indices 0..n-1 drawn with probabilities ``frequencies`` (validated) by inverting their CDF."""
-    cdf = np.cumsum(check_frequencies(frequencies, n))
+    """Indices 0..n-1 drawn with probabilities ``frequencies`` (checked by the caller) by inverting their CDF."""
+    cdf = np.cumsum(frequencies)
     return np.minimum(np.searchsorted(cdf, rng.random(shape), side="right"), n - 1)
 
 
 def draw_tokens(process: SignProcess, V: int, N: int, rng: np.random.Generator, frequencies=None):
     """Signs xi (N, T) from ``process`` and then token ids (N, T): the two random draws of the sequences.
 
-    Arguments are trusted (validated by the caller)."""
-    xi = process.draw(N, rng)
-    return xi, class_tokens(xi, V, rng, frequencies)
+    Arguments are trusted (a checked Setting's, :func:`attnlib.simulate`)."""
+    xi = SignProcess.sample.__wrapped__(process, N, rng)
+    return xi, _class_tokens(xi, V, rng, frequencies)
 
 
 def population_covariance(vocab: Vocabulary, w, R, *, centered: bool = True, parts: bool = False):

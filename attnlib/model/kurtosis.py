@@ -79,7 +79,7 @@ def pooled_kurtosis(process: SignProcess, w, *, rng: np.random.Generator | None 
                          f"(unknown in closed form, or over max_sequences = {max_sequences}), so it is sampled")
     rng = _v.rng(rng)
     samples = _v.positive_int("samples", samples, minimum=2)
-    xi = process.draw(samples, rng)
+    xi = SignProcess.sample.__wrapped__(process, samples, rng)
     value = fluctuations.fourth_moment_ratio(w, xi)
     a2 = (xi.astype(float) @ w) ** 2
     m2, m4 = a2.mean(), (a2**2).mean()

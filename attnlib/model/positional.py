@@ -68,12 +68,10 @@ class SignProcess:
     def T(self) -> int:
         return self.R.shape[0]
 
+    @_v.validated(n=_v.positive_int, rng=np.random.Generator)
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``(n, T)`` int8 array of signs in {-1, +1}."""
-        return self.draw(_v.positive_int("n", n), _v.rng(rng))
-
-    def draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """:meth:`sample` on trusted arguments (a positive int and a Generator): the engine's call."""
+        """``(n, T)`` int8 array of signs in {-1, +1}. ``SignProcess.sample.__wrapped__(process, n, rng)`` is
+        the engine's call, on arguments already checked."""
         return self._sampler(n, rng)
 
     def law(self, max_sequences: int = LAW_MAX_SEQUENCES):

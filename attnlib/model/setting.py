@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -27,6 +28,14 @@ def sizes_for(d: int, delta, gamma) -> tuple[int, int]:
     delta = _v.positive("delta", delta)
     gamma = _v.positive("gamma", gamma)
     return max(2, 2 * int(round(d / delta / 2.0))), max(2, int(round(d / gamma)))
+
+
+@_v.validated(d=_v.positive_int, V=partial(_v.positive_int, even=True, minimum=2), N=_v.positive_int,
+              mu_norm2=_v.nonnegative, process=SignProcess, label=str, tau=_v.finite_scalar,
+              options=_v.optional(ModelOptions))
+def _fields(d, V, N, mu_norm2, process, label, tau, options) -> dict:
+    """The fields of a :class:`Setting` that are checked as they are, in one validator call."""
+    return dict(d=d, V=V, N=N, mu_norm2=mu_norm2, tau=tau)
 
 
 def _from_limit(name: str, doc: str, *, call: bool = False):
@@ -65,24 +74,15 @@ class Setting:
     scheme: str = field(default="custom", init=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "d", _v.positive_int("d", self.d))
-        object.__setattr__(self, "V", _v.positive_int("V", self.V, even=True, minimum=2))
-        object.__setattr__(self, "N", _v.positive_int("N", self.N))
-        object.__setattr__(self, "mu_norm2", _v.nonnegative("mu_norm2", self.mu_norm2))
-        if not isinstance(self.process, SignProcess):
-            raise ValueError(f"process must be an attnlib.model.positional.SignProcess (e.g. positional.markov(16, "
-                             f"0.8)), got {_v.short(self.process)}")
-        if not isinstance(self.label, str):
-            raise ValueError(f"label must be a string, got {_v.short(self.label)}")
-        object.__setattr__(self, "tau", _v.finite_scalar("tau", self.tau))
+        for name, value in _fields(self.d, self.V, self.N, self.mu_norm2, self.process, self.label, self.tau,
+                                   self.options).items():
+            object.__setattr__(self, name, value)
         w, label = _w.named(self.weights, self.process, self.tau)
         object.__setattr__(self, "scheme", self.weights if isinstance(self.weights, str) else "custom")
         object.__setattr__(self, "weights", w)
         if not self.label:
             object.__setattr__(self, "label", label)
         if self.options is not None:
-            if not isinstance(self.options, ModelOptions):
-                raise ValueError(f"options must be an attnlib.model.variants.ModelOptions or None, got {self.options!r}")
             self.options.check(self.d, self.V)
 
     def replace(self, **changes) -> "Setting":

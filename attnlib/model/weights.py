@@ -27,9 +27,9 @@ def as_weights(w, T: int | None = None) -> np.ndarray:
     return _v.weights_vector("w", w, T)
 
 
+@_v.validated(T=_v.positive_int)
 def mean(T: int) -> np.ndarray:
     """Mean pooling: w_t = 1/T."""
-    T = _v.positive_int("T", T)
     return np.full(T, 1.0 / T)
 
 
@@ -247,7 +247,7 @@ def named(weights, process, tau: float = 0.0) -> tuple[np.ndarray, str]:
         raise ValueError(f"process must be an attnlib.model.positional.SignProcess, got {_v.short(process)}")
     if isinstance(weights, str):
         if weights == "mean":
-            return mean(process.T), "mean"
+            return mean.__wrapped__(process.T), "mean"  # T of a SignProcess: an integer >= 1
         if weights == "causal":
             tau = _v.finite_scalar("tau", tau)
             return causal(process.T, tau), f"causal (tau={tau:g})"

@@ -2,16 +2,22 @@
 
 Every public function of ``attnlib`` validates its inputs with these helpers, so that bad input fails
 early with a :class:`ValueError` that names the argument, shows the offending value and says what is
-allowed, instead of propagating a NaN.
+allowed, instead of propagating a NaN. The decorator :func:`validated` checks a public entry's arguments in
+one call; the library's own calls go to the same function without the check (``f.__wrapped__``), so nothing
+is checked twice.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
 
 __all__ = [
+    "validated",
+    "optional",
     "finite_scalar",
     "rng",
     "choice",
@@ -49,19 +55,89 @@ def finite_scalar(name: str, value) -> float:
     return float(arr)
 
 
+_KINDS = {np.random.Generator: "a numpy.random.Generator (numpy.random.default_rng(seed))", str: "a string"}
+
+
+def _kind(cls: type) -> str:
+    """How an error message names the class ``cls`` its argument must be an instance of (e.g. "an
+    attnlib.model.setting.Setting")."""
+    return _KINDS.get(cls) or f"an {cls.__module__}.{cls.__qualname__}"
+
+
 def rng(value, name: str = "rng") -> np.random.Generator:
     """Return ``value`` after checking it is a ``numpy.random.Generator`` (the only source of randomness)."""
     if not isinstance(value, np.random.Generator):
-        raise ValueError(f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
-                         f"got {short(value)}")
+        raise ValueError(f"{name} must be {_kind(np.random.Generator)}, got {short(value)}")
     return value
+
+
+def _not_one_of(name: str, value, allowed) -> ValueError:
+    return ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {short(value)}")
 
 
 def choice(name: str, value, allowed) -> str:
     """Return ``value`` after checking it is one of ``allowed``."""
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {short(value)}")
+        raise _not_one_of(name, value, allowed)
     return value
+
+
+class _Optional:
+    """A spec of :func:`validated` that lets None through (see :func:`optional`)."""
+
+    __slots__ = ("spec",)
+
+    def __init__(self, spec):
+        self.spec = spec
+
+
+def optional(spec):
+    """A spec of :func:`validated` that lets None through and checks any other value against ``spec``."""
+    return _Optional(spec)
+
+
+def validated(check=None, **specs):
+    """Decorator: check a public function's arguments once, at its entry, before its body runs.
+
+    Each keyword names an argument and how it is checked: a class (the value must be an instance of it), a
+    tuple of strings (the value must be one of them) or a function ``(name, value) -> value`` such as
+    :func:`positive_int` (its result replaces the value). ``check``, if given, is then called with the bound
+    arguments (a dict it may update) for conditions that involve several of them. Bad input raises a
+    ValueError that names the argument, the value and what is allowed.
+
+    The function without its entry check is ``f.__wrapped__`` (as ``functools.wraps`` sets it): the
+    library calls that where an outer entry has already checked the arguments, so nothing is checked twice.
+    """
+    def decorate(func):
+        signature = inspect.signature(func)
+        unknown = sorted(set(specs) - set(signature.parameters))
+        if unknown:
+            raise TypeError(f"validated: {func.__qualname__} has no argument {', '.join(unknown)}")
+
+        @functools.wraps(func)
+        def entry(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = bound.arguments
+            for name, spec in specs.items():  # inline, so that checking is one call (see tests/test_validation_once.py)
+                value = arguments[name]
+                if type(spec) is _Optional:
+                    if value is None:
+                        continue
+                    spec = spec.spec
+                if isinstance(spec, type):
+                    if not isinstance(value, spec):
+                        raise ValueError(f"{name} must be {_kind(spec)}, got {short(value)}")
+                elif isinstance(spec, tuple):
+                    if not isinstance(value, str) or value not in spec:
+                        raise _not_one_of(name, value, spec)
+                else:
+                    arguments[name] = spec(name, value)
+            if check is not None:
+                check(arguments)
+            return func(*bound.args, **bound.kwargs)
+        return entry
+    return decorate
 
 
 def ratios(delta, gamma, kappa=1.0, *, allow_array: bool = False):
