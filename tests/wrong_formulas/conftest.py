@@ -1,12 +1,8 @@
 """Wrong-formula tests: each page's closing checks (``book/checks/``) must reject a plausible wrong formula.
 
-A page's ``WRONG`` dict maps a test id to ``(module, name, wrong)`` or a list of them. The test patches each
-(:func:`swap`), then calls the page's ``check`` on the results the page recorded (``book/checks/results/``),
-which recomputes the theory, now wrong, and must raise ``AssertionError``. No simulation runs again, except
-for the few entries of ``redraw``: a wrong sampler or a measurement whose recorded values it must replace.
-"""
-
-from __future__ import annotations
+A page's ``WRONG`` maps a test id to ``(module, name, wrong)`` or a list of them: the test patches each (:func:`swap`)
+and calls the page's ``check`` on the results it recorded (``book/checks/results/``), which must raise
+``AssertionError``. No simulation runs again, except in ``redraw``: a wrong sampler, or a measurement redone."""
 
 import dataclasses
 import sys
@@ -21,8 +17,8 @@ if str(BOOK) not in sys.path:
 
 
 def swap(monkeypatch, module, name: str, wrong) -> None:
-    """Replace ``module.name`` by ``wrong`` (for a class, its attribute), and wherever attnlib or the checks refer
-    to that same object (a module that imported it by name keeps its own reference), for the test's duration."""
+    """Replace ``module.name`` (a class's attribute too) by ``wrong``, and wherever attnlib or the checks refer to
+    that same object (a module that imported it by name keeps its own reference), for the test's duration."""
     original = getattr(module, name)
     monkeypatch.setattr(module, name, wrong)
     for mod in list(sys.modules.values()):
@@ -39,11 +35,10 @@ def rejects(check, results) -> None:
 
 
 def page_tests(page, results, wrong: dict, redraw: dict | None = None):
-    """A page's two tests: its check holds on ``results``, and rejects each entry of ``wrong`` (for an entry of
-    ``redraw``, on the results ``redraw[name](results)`` computes under the patch)."""
+    """A page's two tests: its check holds on ``results``, and rejects each entry of ``wrong`` (an entry of
+    ``redraw`` on the results ``redraw[name](results)`` computes under the patch)."""
     def test_the_checks_hold_on_the_recorded_results():
         page.check(results)
-
     @pytest.mark.parametrize("name", wrong)
     def test_a_wrong_formula_is_rejected(monkeypatch, name):
         for target in wrong[name] if isinstance(wrong[name], list) else [wrong[name]]:
@@ -62,9 +57,16 @@ def replaced(function, **changes):
     return wrong
 
 
+def spike_with(field, change):
+    """``theory.spike`` with ``field`` replaced by ``change(spike, x, delta, gamma, kappa)``, x = theta - delta."""
+    from attnlib.theory import _spikes
+    return replaced(_spikes.spike, **{field: lambda sp, theta, delta, gamma, kappa=1.0, **_: change(
+        sp, np.asarray(sp.theta, dtype=float) - delta, delta, gamma, kappa)})
+
+
 def centroid_scaled(signal, fields, divide=False, zero=1.0):
-    """``signal`` with ``fields`` times (or, with ``divide``, over) the centroid factor ||mu||^2 / (||mu||^2 + delta),
-    from the overlap with h to that with mu (``zero`` where mu = 0)."""
+    """``signal`` with ``fields`` times (``divide``: over) the centroid factor ||mu||^2 / (||mu||^2 + delta) from
+    the overlap with h to that with mu (``zero`` where mu = 0)."""
     def change(field):
         def new(sp, delta, gamma, alpha, kappa, mu_norm2):
             m = np.asarray(mu_norm2, dtype=float)
@@ -72,10 +74,3 @@ def centroid_scaled(signal, fields, divide=False, zero=1.0):
             return getattr(sp, field) / f if divide else getattr(sp, field) * f
         return new
     return replaced(signal, **{field: change(field) for field in fields})
-
-
-def spike_with(field, change):
-    """``theory.spike`` with ``field`` replaced by ``change(spike, x, delta, gamma, kappa)``, x = theta - delta."""
-    from attnlib.theory import _spikes
-    return replaced(_spikes.spike, **{field: lambda sp, theta, delta, gamma, kappa=1.0, **_: change(
-        sp, np.asarray(sp.theta, dtype=float) - delta, delta, gamma, kappa)})

@@ -8,13 +8,11 @@ from attnlib import Setting
 from attnlib.model import generative, positional, weights
 from attnlib.theory import _spikes
 from checks import ch01, load
-
 from .conftest import page_tests
 from .test_intro import rho_for_theta
 from .test_primer import unshifted_outlier
 
-RESULTS = load("01_model")
-_cov, _gaussian_signs = generative.population_covariance, positional.gaussian_signs
+RESULTS, _cov, _gaussian_signs = load("01_model"), generative.population_covariance, positional.gaussian_signs
 
 def _total(wrong):  # population_covariance with its matrix replaced by wrong(parts, vocabulary)
     def cov(vocab, w, R, *, centered=True, parts=False):
@@ -23,8 +21,7 @@ def _total(wrong):  # population_covariance with its matrix replaced by wrong(pa
         return out if parts else out["total"]
     return cov
 
-def _hh(o, v, q_in_noise=False):
-    """What moving the spike from h to mu changes (and, with ``q_in_noise``, adding kappa q q^T to the noise)."""
+def _hh(o, v, q_in_noise=False):  # moving the spike from h to mu (q_in_noise: adding kappa q q^T to the noise)
     q = o["h"] - v.mu
     return o["alpha"] * (np.outer(v.mu, v.mu) - np.outer(o["h"], o["h"])) + q_in_noise * o["kappa"] * np.outer(q, q)
 
@@ -35,8 +32,7 @@ def markov_keeping_with_r(n, rng, *, T, r):  # keeps its sign with probability r
 
 WRONG = {  # name: (module, function, wrong formula) or a list of them
     # the spike along mu instead of the class centroid h = mu + Zs/V (the q term dropped from the signal)
-    "covariance with mu for h": (generative, "population_covariance", _total(
-        lambda o, v: o["total"] + _hh(o, v))),
+    "covariance with mu for h": (generative, "population_covariance", _total(lambda o, v: o["total"] + _hh(o, v))),
     # the centroid shift q left in the noise: kappa (W' + q q^T) + alpha mu mu^T
     "covariance with q in the noise": (generative, "population_covariance", _total(
         lambda o, v: o["total"] + _hh(o, v, q_in_noise=True))),
@@ -44,9 +40,8 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
     "covariance with alpha and kappa exchanged": (generative, "population_covariance", _total(
         lambda o, v: o["total"] + (o["alpha"] - o["kappa"]) * (o["W_prime"] - np.outer(o["h"], o["h"])))),
     # the uncentred second moment without the mean term (sum w)^2 g g^T
-    "uncentred covariance without the mean term": (generative, "population_covariance",
-                                                   lambda v, w, R, *, centered=True, parts=False: _cov(
-                                                       v, w, R, centered=True, parts=parts)),
+    "uncentred covariance without the mean term": (generative, "population_covariance", lambda v, w, R, *,
+        centered=True, parts=False: _cov(v, w, R, centered=True, parts=parts)),
     # the mean spike's strength with sum w instead of (sum w)^2 (equal when the weights sum to one)
     "mean spike with sum w": (_spikes, "mean_spike_strength", lambda wsum, kappa, delta: wsum * delta / kappa),
     "spike strength without delta": (_spikes, "spike_strength", rho_for_theta),

@@ -6,11 +6,9 @@ from attnlib.engine import compare
 from attnlib.studies import token_mixing
 from attnlib.theory import _law
 from checks import ch02, load
-
 from .conftest import page_tests, replaced
 
-RESULTS = load("02_bulk_law")
-_mp_density, _mp_edges = _law.mp_density, _law.mp_edges
+RESULTS, _mp_density, _mp_edges = load("02_bulk_law"), _law.mp_density, _law.mp_edges
 
 def _edges_product(delta, gamma, kappa=1.0):
     lo, hi = ((1 + sign * np.sqrt(delta)) ** 2 * (1 + sign * np.sqrt(gamma)) ** 2 for sign in (-1, 1))

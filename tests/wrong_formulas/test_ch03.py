@@ -1,17 +1,14 @@
-"""Wrong formulas that the closing checks of book/03_population_spike.md reject: each plants one plausible
-mistake in the population outlier, its overlaps or its threshold."""
+"""Wrong formulas that the closing checks of book/03_population_spike.md reject (outlier, overlaps, threshold)."""
 
 import numpy as np
 
 from attnlib.theory import _spikes
 from checks import ch03, load
-
 from .conftest import centroid_scaled, page_tests
 from .test_intro import rho_for_theta
 from .test_primer import overlap_wrong_power, unshifted_outlier
 
-RESULTS = load("03_population_spike")
-_thresholds = _spikes.thresholds
+RESULTS, _thresholds = load("03_population_spike"), _spikes.thresholds
 
 WRONG = {  # name: (module, function, wrong formula)
     "rho for theta": (_spikes, "spike_strength", rho_for_theta),

@@ -4,11 +4,9 @@ import numpy as np
 
 from attnlib.theory import _law, _spikes
 from checks import ch04, load
-
 from .conftest import centroid_scaled, page_tests, spike_with
 
-RESULTS = load("04_sample_spike")
-_critical = _law.critical_x
+RESULTS, _critical = load("04_sample_spike"), _law.critical_x
 
 WRONG = {  # name: (module, function, wrong formula)
     # the sample outlier placed at the population outlier (sampling ignored)

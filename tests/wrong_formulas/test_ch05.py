@@ -4,11 +4,9 @@ import numpy as np
 
 from attnlib.model import weights as W
 from checks import ch05, load
-
 from .conftest import page_tests
 
-RESULTS = load("05_optimal_weights")
-_snr, _nonneg = W.snr, W.optimal_nonnegative
+RESULTS, _snr, _nonneg = load("05_optimal_weights"), W.snr, W.optimal_nonnegative
 
 def _as_optimal(w, normalize, tol=0.0):  # w signed to a positive sum, normalised as weights.optimal does
     w = w if w.sum() > 0 else -w

@@ -4,17 +4,14 @@ import numpy as np
 
 from attnlib.model import weights as W
 from checks import ch06, load
-
 from .conftest import page_tests
 
-RESULTS = load("06_causal_attention")
-_causal = W.causal
+RESULTS, _causal = load("06_causal_attention"), W.causal
 
 def _one_key_too_many(T, tau=0.0, *, strict=False):  # query t's softmax over t + 1 earlier keys plus itself
     if strict:
         return _causal(T, tau, strict=True)
-    t = np.arange(T, dtype=float)
-    et = np.exp(-tau)
+    t, et = np.arange(T, dtype=float), np.exp(-tau)
     other = et / (1.0 + (t + 1) * et)
     return (1.0 / (1.0 + (t + 1) * et) + np.concatenate([np.cumsum(other[::-1])[::-1][1:], [0.0]])) / T
 

@@ -4,11 +4,9 @@ import numpy as np
 
 from attnlib.studies import downstream as D
 from checks import ch07, load
-
 from .conftest import page_tests
 
-RESULTS = load("07_experiments")
-_spectral = D.spectral_accuracy
+RESULTS, _spectral = load("07_experiments"), D.spectral_accuracy
 
 def _label_snr(snr):  # varsigma^2 = snr(s, a, M) with a the label signal and M = (||mu||^2 + delta) / (1 - delta)
     def wrong(setting, position=None):

@@ -4,15 +4,12 @@ import numpy as np
 
 from attnlib.theory import _law, _spikes
 from checks import ch08, load
-
 from .conftest import page_tests, spike_with
 
-RESULTS = load("08_explore")
-_mp_edges = _law.mp_edges
+RESULTS, _mp_edges = load("08_explore"), _law.mp_edges
 
 WRONG = {
-    # the paper's stated strength rho = alpha ||mu||^2 / kappa as the spike strength (the outlier moves from
-    # 0.421 to 0.318)
+    # the paper's rho = alpha ||mu||^2 / kappa as the spike strength (the outlier moves from 0.421 to 0.318)
     "explore: the paper's rho as the spike strength": (_spikes, "spike_strength",
         lambda alpha, kappa, mu_norm2, delta: _spikes.paper_rho(alpha, kappa, mu_norm2)),
     # the one-stage outlier: the population outlier kappa (x+1)(x+delta)/x taken for the sample one (0.400

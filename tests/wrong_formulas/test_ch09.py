@@ -7,7 +7,6 @@ from attnlib.engine import compare
 from attnlib.studies import finite_size, token_mixing
 from attnlib.theory import fluctuations as F, tracy_widom as TW
 from checks import ch09, load
-
 from .conftest import page_tests, replaced
 
 RESULTS = load("09_finite_size")
@@ -15,9 +14,6 @@ _variance, _width, _m2 = F.outlier_variance, F.window_width, TW.moments(2)
 
 def _kurtosis(kurt):  # outlier_variance with the pooled sign's kurtosis beta4 replaced by kurt(beta4)
     return lambda delta, gamma, theta, d, *, beta4=3.0, **kw: _variance(delta, gamma, theta, d, beta4=kurt(beta4), **kw)
-
-def _ell(delta, theta, kappa):  # the population outlier
-    return kappa * (theta - delta + 1.0) * theta / (theta - delta)
 
 def _edge_constant_without_kappa(delta, gamma, kappa=1.0):
     x = theory.critical_x(delta, gamma)[0]
@@ -36,7 +32,8 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
     "outlier kurtosis term with kurt - 1": (F, "outlier_variance", _kurtosis(lambda b: b + 2.0)),
     # the Gaussian sampling term without the population-to-sample slope psi' (2 l^2 / N, Paul's white case)
     "outlier sampling variance without psi prime": (F, "outlier_variance", replaced(_variance, sampling_gaussian=(
-        lambda v, delta, gamma, theta, d, *, kappa=1.0, **_: 2.0 * _ell(delta, theta, kappa) ** 2 * gamma / d))),
+        lambda v, delta, gamma, theta, d, *, kappa=1.0, **_: 2.0 * (kappa * (theta - delta + 1.0) * theta / (
+            theta - delta)) ** 2 * gamma / d))),
     # the vocabulary variance without the direction term 2 delta / (x^2 - delta)
     "outlier vocabulary variance without the direction": (F, "outlier_variance", replaced(
         _variance, vocabulary_direction=lambda *a, **k: 0.0)),
@@ -49,8 +46,7 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
     "edge scale d^(-1/2)": (F, "edge_scale", lambda delta, gamma, kappa, d: float(
         (F.edge_constant(delta, gamma, kappa) * d) ** -0.5)),
     # the edge evaluated at N and V, with no degree of freedom lost to the centring
-    "finite-size edge without the centring": (compare, "finite_size_parameters",
-                                              lambda s: (s.delta, s.gamma, s.kappa)),
+    "finite-size edge without the centring": (compare, "finite_size_parameters", lambda s: (s.delta, s.gamma, s.kappa)),
     # the critical window at the CLT width d^(-1/2)
     "CLT-width critical window": (F, "window_width", lambda delta, gamma, d: _width(delta, gamma, 1) * d**-0.5),
     # the window width without the factor 2: sqrt(l / z''(x*)) (the outlier at l t^2 / 2 above the edge)
@@ -58,8 +54,7 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
                                              lambda delta, gamma, d: _width(delta, gamma, d) / np.sqrt(2.0)),
     # the slope of the population overlap at the sample threshold for that of the sample overlap
     "overlap slope of the population overlap": (finite_size, "overlap_slope", _population_overlap_slope),
-    # the Tracy-Widom law of complex matrices (beta = 2) for real ones (beta = 1); edge_quantile and
-    # window_half_width uncached, to see the new law
+    # the Tracy-Widom law of complex matrices (beta = 2) for real ones; edge_quantile, window_half_width uncached
     "Tracy-Widom law of complex matrices": [
         (TW, "MEAN", _m2.mean), (TW, "VARIANCE", _m2.variance), (TW, "SD", _m2.sd),
         (TW, "cdf", lambda s, beta=1, cdf=TW.cdf: cdf(s, 2)), (TW, "pdf", lambda s, beta=1, pdf=TW.pdf: pdf(s, 2)),

@@ -8,19 +8,14 @@ from attnlib.model import positional, weights as W
 from attnlib.studies import causal_attention as A, downstream as D, learning as L, real_layer as Y
 from attnlib.theory import _spikes as S
 from checks import ch10, load
-
 from .conftest import page_tests, spike_with
 
 RESULTS = load("10_attention_in_practice")
-_causal, _pairs, _second, _moments, _pool = (
-    W.causal, A.repeated_pairs, A.deviation_second_moment, Y.random_row_moments, Y.pooling_weights)
+_causal, _pairs, _second, _moments = W.causal, A.repeated_pairs, A.deviation_second_moment, Y.random_row_moments
 
 def _clipped(R, *, max_T=20, tol=1e-10):
     w = np.clip(W.optimal(np.asarray(R, dtype=float), normalize="norm"), 0.0, None)
     return w / w.sum(), float(w @ R @ w / (w @ w))
-
-def _alpha_over_kappa(setting, position=None):
-    return float(setting.alpha / setting.kappa * (setting.mu_norm2 + setting.delta) / (1 - setting.delta))
 
 def _one_branch(R, B):  # the optimiser started near one maximiser only (the branch of weights.optimal_nonnegative)
     w_plus, T = W.optimal_nonnegative(R)[0], len(R)
@@ -42,7 +37,7 @@ def _redraw_scored_over_d(r):  # the tilt at the smallest d again (the page's dr
     tilt = []
     for _ in range(r["tilt_hat"].shape[1]):
         X, _, tok = A.sample_embeddings(positional.independent(T), 80, d, 400 * d, 0.0, rng)
-        w = _pool(X[np.all(np.diff(np.sort(tok, axis=1), axis=1) > 0, axis=1)], r["tau_sqrt"])  # over d
+        w = Y.pooling_weights(X[np.all(np.diff(np.sort(tok, axis=1), axis=1) > 0, axis=1)], r["tau_sqrt"])  # over d
         tilt.append(pattern @ (w.mean(axis=0) - 1 / T) / (pattern @ pattern))
     r["tilt_hat"] = np.vstack([tilt, r["tilt_hat"][1:]])
     return r
@@ -75,7 +70,8 @@ WRONG = {  # name: (module, function, wrong function)
     "Fisher accuracy of varsigma squared":
         (D, "fisher_accuracy", lambda setting, position=None: float(ndtr(D.label_snr(setting, position)))),
     # the label's Fisher separation replaced by the spike strength alpha/kappa (the alpha/kappa optimum as target)
-    "label separation as alpha over kappa": (D, "label_snr", _alpha_over_kappa),
+    "label separation as alpha over kappa": (D, "label_snr", lambda s, position=None: float(
+        s.alpha / s.kappa * (s.mu_norm2 + s.delta) / (1 - s.delta))),
     # the layer's sample outlier placed at the population outlier
     "layer outlier at the population outlier": (S, "spike", spike_with("sample_eigenvalue", lambda sp, *_: np.where(
         np.isfinite(sp.sample_eigenvalue), sp.population_eigenvalue, np.nan))),

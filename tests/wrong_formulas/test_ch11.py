@@ -1,7 +1,5 @@
 """Wrong formulas that the closing checks of book/11_universality.md reject."""
 
-import dataclasses
-
 import numpy as np
 
 import attnlib
@@ -10,12 +8,10 @@ from attnlib.model import frequencies as F, k_classes as C, noise as N, position
 from attnlib.model.variants import ModelOptions
 from attnlib.theory import population as G
 from checks import ch11, load
-
-from .conftest import page_tests
+from .conftest import page_tests, replaced
 
 RESULTS = load("11_universality")
-_map, _signal_function, _signal, _critical, _scatter = G._map, G.signal_function, G.signal, G.critical_mu_norm2, \
-    C.scatter_eigenvalues
+_map, _signal_function, _critical, _scatter = G._map, G.signal_function, G.critical_mu_norm2, C.scatter_eigenvalues
 
 def _not_normalised(y, population, delta, mu_norm2=0.0, mu_weights=None):  # F without its 1 / (1 + delta psi)
     F_, dF = _signal_function(y, population, delta, mu_norm2, mu_weights)
@@ -30,10 +26,6 @@ def _independent_centroid(y, population, delta, mu_norm2=0.0, mu_weights=None): 
         return _signal_function(y, population, delta, mu_norm2, mu_weights)
     y, h2 = np.asarray(y, dtype=float), mu_norm2 + delta * population.moment(2)
     return h2 / (delta * y), -h2 / (delta * y**2)
-
-def _population_overlap(*args, **kwargs):  # the sample overlap reported as the population one
-    sp = _signal(*args, **kwargs)
-    return dataclasses.replace(sp, sample_overlap=sp.population_overlap) if np.isfinite(sp.sample_eigenvalue) else sp
 
 def _unscaled(self, out, rng, fill=N.NoiseLaw.fill):  # Student-t noise of variance nu / (nu - 2)
     fill(self, out, rng)
@@ -63,7 +55,9 @@ WRONG = {  # name: (module, function, wrong function)
     "Zipf map with delta and gamma swapped": (G, "_map", lambda y, H, delta, gamma: _map(
         y, H, *((gamma, delta) if H.side == "tokens" and gamma > 0 else (delta, gamma)))),
     # the sample overlap factor of the generalised spike left out (population overlap reported for S)
-    "generalised overlap without the sample stage": (G, "signal", _population_overlap),
+    "generalised overlap without the sample stage": (G, "signal", replaced(
+        G.signal, sample_overlap=lambda sp, *_, **__: sp.population_overlap if np.isfinite(sp.sample_eigenvalue)
+        else sp.sample_overlap)),
     # the threshold on ||mu||^2 with mu always on the largest atom, wherever it lies
     "anisotropic threshold ignoring where mu lies": (G, "critical_mu_norm2", lambda snr, population, delta, gamma, *,
                                                      mu_fractions=None: _critical(snr, population, delta, gamma)),

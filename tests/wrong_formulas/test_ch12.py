@@ -7,7 +7,6 @@ from attnlib.engine import compare
 from attnlib.studies import token_mixing
 from attnlib.theory import _law, fluctuations, spectral_laws, tracy_widom
 from checks import ch12, load
-
 from .conftest import page_tests
 
 RESULTS = load("12_bulk_law_derivations")

@@ -4,11 +4,9 @@ import numpy as np
 
 from attnlib.theory import _law, _routes, _spikes
 from checks import ch13, load
-
 from .conftest import page_tests, spike_with
 
-RESULTS = load("13_spike_derivations")
-_critical, _resolvent = _law.critical_x, _routes.sample_spike_resolvent
+RESULTS, _critical, _resolvent = load("13_spike_derivations"), _law.critical_x, _routes.sample_spike_resolvent
 
 def _cubic_with_delta_squared(delta, gamma):  # the positive root of x^3 - s2 x - 2 s3, s2 = delta + gamma + delta^2
     s2, s3 = np.asarray(delta) + gamma + np.asarray(delta) ** 2, np.asarray(delta) * gamma
@@ -20,8 +18,8 @@ WRONG = {
     "one-stage overlap": (_spikes, "spike", spike_with("sample_overlap", lambda sp, x, dl, gm, k: np.where(
         sp.sample_overlap > 0, np.minimum(sp.sample_overlap / np.where(x > np.sqrt(dl), 1 - dl / x**2, 1), 1), 0))),
     # the population outlier with x^2 in the denominator
-    "population outlier over x^2": (_spikes, "spike", spike_with("population_eigenvalue", lambda sp, x, dl, gm, k:
-                                                                  sp.population_eigenvalue / x)),
+    "population outlier over x^2": (_spikes, "spike", spike_with(
+        "population_eigenvalue", lambda sp, x, dl, gm, k: sp.population_eigenvalue / x)),
     # the sample outlier through the Baik-Silverstein map of an identity bulk, l (1 + gamma / (l - 1)), instead
     # of the map of MP_delta, l (1 + gamma / x)
     "sample outlier by the identity-bulk map": (_spikes, "spike", spike_with("sample_eigenvalue", lambda sp, x, dl,
@@ -35,7 +33,7 @@ WRONG = {
     # no trace of the spike at the edge: the edge-overlap ratio of a random direction, 1
     "edge overlap ratio 1": (_routes, "edge_overlap_ratio", lambda theta, delta, gamma: 1.0),
     # the strength of the vocabulary-mean spike without the factor ||g||^2 -> delta
-    "mean spike strength without delta": (_spikes, "mean_spike_strength",
-                                          lambda weight_sum, kappa, delta: np.asarray(weight_sum) ** 2 / kappa),
+    "mean spike strength without delta": (_spikes, "mean_spike_strength", lambda weight_sum, kappa,
+                                          delta: np.asarray(weight_sum) ** 2 / kappa),
 }
 test_holds, test_rejects = page_tests(ch13, RESULTS, WRONG)

@@ -5,11 +5,9 @@ import numpy as np
 from attnlib.model import generative, heads as M
 from attnlib.theory import heads as H, layers as L
 from checks import ch15, load
-
 from .conftest import page_tests
 
-RESULTS = load("15_heads_and_layers")
-_z, _density, _thresholds = H._z, H.bulk_density, H.signal_thresholds
+RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, H.bulk_density, H.signal_thresholds
 
 def _orthonormal_noise(vocab, R, W, *, centered=True):  # (tr B / H) I ⊗ W' for the noise part B ⊗ W'
     W = np.asarray(W, dtype=float)

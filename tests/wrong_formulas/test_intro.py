@@ -5,7 +5,6 @@ import numpy as np
 from attnlib.studies import downstream
 from attnlib.theory import _routes, _spikes, fluctuations
 from checks import intro, load
-
 from .conftest import centroid_scaled, page_tests
 
 RESULTS = load("intro")
@@ -27,8 +26,7 @@ WRONG = {  # name: (module, function, wrong formula)
     # the edge eigenvectors towards h: the below-threshold bound 2 r(theta)/d is then too low
     "edge overlap of a random direction": (_routes, "edge_overlap_ratio", lambda theta, delta, gamma: 1.0),
     # the critical window centred on the population threshold sqrt(delta) instead of the sample threshold x*
-    "critical window around the population threshold": (fluctuations, "window_position",
-                                                         _around_population_threshold),
+    "critical window around the population threshold": (fluctuations, "window_position", _around_population_threshold),
     # the label's signal-to-noise ratio ranked by alpha/kappa (varsigma^2 = M alpha/kappa for every weighting)
     "label snr as M alpha/kappa": (downstream, "label_snr", lambda s, position=None:
                                    float((s.mu_norm2 + s.delta) / (1 - s.delta) * s.snr)),

@@ -5,11 +5,9 @@ import numpy as np
 
 from attnlib.theory import _law, _routes, _spikes
 from checks import load, primer
-
 from .conftest import page_tests, spike_with
 
-RESULTS = load("primer")
-_mp_density, _stieltjes = _law.mp_density, _routes.mp_stieltjes_complex
+RESULTS, _mp_density, _stieltjes = load("primer"), _law.mp_density, _routes.mp_stieltjes_complex
 
 # the population outlier in theta without the shift x = theta - delta: kappa (theta + 1)(theta + delta)/theta
 unshifted_outlier = spike_with("population_eigenvalue", lambda sp, x, delta, gamma, kappa: np.where(
