@@ -1,27 +1,14 @@
-"""Wrong formulas that the closing checks of book/03_population_spike.md reject: each plants one plausible
-mistake in the population outlier, its overlaps or its threshold."""
-
-import dataclasses
+"""Wrong formulas that the closing checks of book/03_population_spike.md reject (outlier, overlaps, threshold)."""
 
 import numpy as np
-import pytest
 
 from attnlib.theory import _spikes
 from checks import ch03, load
-
-from .conftest import rejects, swap
+from .conftest import centroid_scaled, page_tests
 from .test_intro import rho_for_theta
 from .test_primer import overlap_wrong_power, unshifted_outlier
 
-RESULTS = load("03_population_spike")
-_thresholds, _signal = _spikes.thresholds, _spikes.signal
-
-
-def _centroid_factor_squared(delta, gamma, alpha, kappa, mu_norm2):
-    sp, m = _signal(delta, gamma, alpha, kappa, mu_norm2), np.asarray(mu_norm2, dtype=float)
-    f = np.where(m > 0, m / (m + delta), 0.0)
-    return dataclasses.replace(sp, population_overlap=sp.population_overlap * f, sample_overlap=sp.sample_overlap * f)
-
+RESULTS, _thresholds = load("03_population_spike"), _spikes.thresholds
 
 WRONG = {  # name: (module, function, wrong formula)
     "rho for theta": (_spikes, "spike_strength", rho_for_theta),
@@ -32,15 +19,7 @@ WRONG = {  # name: (module, function, wrong formula)
     "population threshold sqrt(delta)": (_spikes, "thresholds", lambda delta, gamma: (
         np.sqrt(delta) if np.ndim(delta) else float(np.sqrt(delta)), _thresholds(delta, gamma)[1])),
     # the centroid factor ||mu||^2 / (||mu||^2 + delta) applied twice (squared) to the overlap with mu
-    "overlap with mu, centroid factor squared": (_spikes, "signal", _centroid_factor_squared),
+    "overlap with mu, centroid factor squared": (_spikes, "signal", centroid_scaled(
+        _spikes.signal, ("population_overlap", "sample_overlap"), zero=0.0)),
 }
-
-
-def test_the_checks_hold_on_the_recorded_results():
-    ch03.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    swap(monkeypatch, *WRONG[name])
-    rejects(ch03.check, RESULTS)
+test_holds, test_rejects = page_tests(ch03, RESULTS, WRONG)

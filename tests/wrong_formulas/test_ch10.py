@@ -1,9 +1,6 @@
 """Wrong formulas that the closing checks of book/10_attention_in_practice.md reject."""
 
-import dataclasses
-
 import numpy as np
-import pytest
 from scipy.optimize import minimize
 from scipy.special import ndtr, softmax
 
@@ -11,28 +8,39 @@ from attnlib.model import positional, weights as W
 from attnlib.studies import causal_attention as A, downstream as D, learning as L, real_layer as Y
 from attnlib.theory import _spikes as S
 from checks import ch10, load
-
-from .conftest import rejects, swap
+from .conftest import page_tests, spike_with
 
 RESULTS = load("10_attention_in_practice")
-_causal, _pairs, _second, _moments, _spike, _pool = (
-    W.causal, A.repeated_pairs, A.deviation_second_moment, Y.random_row_moments, S.spike, Y.pooling_weights)
-
+_causal, _pairs, _second, _moments = W.causal, A.repeated_pairs, A.deviation_second_moment, Y.random_row_moments
 
 def _clipped(R, *, max_T=20, tol=1e-10):
     w = np.clip(W.optimal(np.asarray(R, dtype=float), normalize="norm"), 0.0, None)
     return w / w.sum(), float(w @ R @ w / (w @ w))
 
+def _one_branch(R, B):  # the optimiser started near one maximiser only (the branch of weights.optimal_nonnegative)
+    w_plus, T = W.optimal_nonnegative(R)[0], len(R)
+    runs = [minimize(L._snr_and_gradient, b0.astype(float), args=(R,), jac=True, method="L-BFGS-B",
+                     bounds=[(0.0, B)] * T, options={"gtol": 1e-14, "ftol": 1e-16})
+            for b0 in (np.full(T, B / 2), B * (w_plus > 0), B * w_plus / w_plus.max())]
+    best = min(runs, key=lambda res: res.fun)
+    return softmax(best.x), float(-best.fun)
 
-def _outlier_at_population(theta, delta, gamma, kappa=1.0, *, direction="spike"):
-    sp = _spike(theta, delta, gamma, kappa, direction=direction)
-    moved = np.where(np.isfinite(sp.sample_eigenvalue), sp.population_eigenvalue, np.nan)
-    return dataclasses.replace(sp, sample_eigenvalue=moved if np.ndim(moved) else float(moved))
+def _redraw_one_branch(r):  # f(B) of the oscillating process again (12 optimisations)
+    r, R = dict(r), ch10.families(r["T"])["oscillating"].R
+    r["bounded/oscillating"] = np.array([_one_branch(R, B)[1] for B in r["B_grid"]])
+    r["w10"] = _one_branch(R, 10.0)[0]
+    return r
 
-
-def _alpha_over_kappa(setting, position=None):
-    return float(setting.alpha / setting.kappa * (setting.mu_norm2 + setting.delta) / (1 - setting.delta))
-
+def _redraw_scored_over_d(r):  # the tilt at the smallest d again (the page's draws), the sqrt(d) layer scored over d
+    r, T, d = dict(r), r["T"], int(r["tilt_dims"][0])
+    rng, pattern = np.random.default_rng(1010), (T - 1 - 2 * np.arange(T)) / T
+    tilt = []
+    for _ in range(r["tilt_hat"].shape[1]):
+        X, _, tok = A.sample_embeddings(positional.independent(T), 80, d, 400 * d, 0.0, rng)
+        w = Y.pooling_weights(X[np.all(np.diff(np.sort(tok, axis=1), axis=1) > 0, axis=1)], r["tau_sqrt"])  # over d
+        tilt.append(pattern @ (w.mean(axis=0) - 1 / T) / (pattern @ pattern))
+    r["tilt_hat"] = np.vstack([tilt, r["tilt_hat"][1:]])
+    return r
 
 WRONG = {  # name: (module, function, wrong function)
     # the bounded-score constant of one maximiser (the first found) instead of the smallest over all of them
@@ -62,48 +70,16 @@ WRONG = {  # name: (module, function, wrong function)
     "Fisher accuracy of varsigma squared":
         (D, "fisher_accuracy", lambda setting, position=None: float(ndtr(D.label_snr(setting, position)))),
     # the label's Fisher separation replaced by the spike strength alpha/kappa (the alpha/kappa optimum as target)
-    "label separation as alpha over kappa": (D, "label_snr", _alpha_over_kappa),
+    "label separation as alpha over kappa": (D, "label_snr", lambda s, position=None: float(
+        s.alpha / s.kappa * (s.mu_norm2 + s.delta) / (1 - s.delta))),
     # the layer's sample outlier placed at the population outlier
-    "layer outlier at the population outlier": (S, "spike", _outlier_at_population),
+    "layer outlier at the population outlier": (S, "spike", spike_with("sample_eigenvalue", lambda sp, *_: np.where(
+        np.isfinite(sp.sample_eigenvalue), sp.population_eigenvalue, np.nan))),
+    # two wrong functions change what the page measured, not a prediction: what they feed is run again
+    # the optimiser (the route to f(B) that never sees the constants) started near one maximiser only
+    "an optimiser on one branch": [],
+    # the sqrt(d) layer's scores divided by d
+    "a sqrt(d) layer scored over d": [],
 }
-
-
-def test_the_checks_hold_on_the_recorded_results():
-    ch10.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    swap(monkeypatch, *WRONG[name])
-    rejects(ch10.check, RESULTS)
-
-
-# Two wrong functions change what the page measured, not a prediction: the optimiser (the route to f(B) that
-# never sees the constants) and the pooling of the sqrt(d) layer. Their tests re-run the small part they feed.
-
-def _one_branch(R, B):  # the optimiser started near one maximiser only (the branch of weights.optimal_nonnegative)
-    w_plus, T = W.optimal_nonnegative(R)[0], len(R)
-    runs = [minimize(L._snr_and_gradient, b0.astype(float), args=(R,), jac=True, method="L-BFGS-B",
-                     bounds=[(0.0, B)] * T, options={"gtol": 1e-14, "ftol": 1e-16})
-            for b0 in (np.full(T, B / 2), B * (w_plus > 0), B * w_plus / w_plus.max())]
-    best = min(runs, key=lambda res: res.fun)
-    return softmax(best.x), float(-best.fun)
-
-
-def test_an_optimiser_on_one_branch_is_rejected():  # f(B) of the oscillating process again (12 optimisations)
-    r, R = dict(RESULTS), ch10.families(RESULTS["T"])["oscillating"].R
-    r["bounded/oscillating"] = np.array([_one_branch(R, B)[1] for B in r["B_grid"]])
-    r["w10"] = _one_branch(R, 10.0)[0]
-    rejects(ch10.check, r)
-
-
-def test_a_sqrt_d_layer_scored_over_d_is_rejected():  # the tilt at the smallest d again (the page's draws)
-    r, T, d = dict(RESULTS), RESULTS["T"], int(RESULTS["tilt_dims"][0])
-    rng, pattern = np.random.default_rng(1010), (T - 1 - 2 * np.arange(T)) / T
-    tilt = []
-    for _ in range(r["tilt_hat"].shape[1]):
-        X, _, tok = A.sample_embeddings(positional.independent(T), 80, d, 400 * d, 0.0, rng)
-        w = _pool(X[np.all(np.diff(np.sort(tok, axis=1), axis=1) > 0, axis=1)], r["tau_sqrt"])  # over d
-        tilt.append(pattern @ (w.mean(axis=0) - 1 / T) / (pattern @ pattern))
-    r["tilt_hat"] = np.vstack([tilt, r["tilt_hat"][1:]])
-    rejects(ch10.check, r)
+test_holds, test_rejects = page_tests(ch10, RESULTS, WRONG, redraw={
+    "an optimiser on one branch": _redraw_one_branch, "a sqrt(d) layer scored over d": _redraw_scored_over_d})

@@ -1,24 +1,20 @@
 """Wrong formulas that the closing checks of book/12_bulk_law_derivations.md reject."""
 
 import numpy as np
-import pytest
 
 from attnlib import theory
 from attnlib.engine import compare
 from attnlib.studies import token_mixing
 from attnlib.theory import _law, fluctuations, spectral_laws, tracy_widom
 from checks import ch12, load
-
-from .conftest import rejects, swap
+from .conftest import page_tests
 
 RESULTS = load("12_bulk_law_derivations")
 _moments, _edge_constant, _mp_law = _law.bulk_moments, fluctuations.edge_constant, spectral_laws.mp_law
 
-
 def _inverse_t_eff(w):  # 1/T_eff = sum w^4 / (sum w^2)^2
     w = np.asarray(w, dtype=float)
     return float(np.sum(w**4) / np.sum(w**2) ** 2)
-
 
 def _moments_of_mp(k, delta, gamma, kappa=1.0):  # m_3 of MP_(delta + gamma): sigma_1^2 + sigma_2 - sigma_3
     m = _moments(k, delta, gamma, kappa)
@@ -27,12 +23,10 @@ def _moments_of_mp(k, delta, gamma, kappa=1.0):  # m_3 of MP_(delta + gamma): si
         m[2] -= delta * gamma * kappa**3
     return m
 
-
 def _edge_constant_no_3(delta, gamma, kappa=1.0):
     x_star = theory.critical_x(delta, gamma)[0]
     upper = float(theory.outlier_map(x_star, delta, gamma, kappa))
     return float(1.0 / (upper * np.sqrt(kappa * ((delta + gamma + delta * gamma) * x_star + delta * gamma))))
-
 
 WRONG = {
     # the token-mixing matrix's law with V/N and N/V exchanged: MP_(1/eta), the law of A^T A's N x N Gram matrix
@@ -60,14 +54,4 @@ WRONG = {
     "heavy token term with the mean count": [(token_mixing, "heavy_token_term",
                                               lambda delta, gamma, w, d: float(delta))],
 }
-
-
-def test_the_checks_hold_on_the_recorded_results():
-    ch12.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    for module, attr, wrong in WRONG[name]:
-        swap(monkeypatch, module, attr, wrong)
-    rejects(ch12.check, RESULTS)
+test_holds, test_rejects = page_tests(ch12, RESULTS, WRONG)

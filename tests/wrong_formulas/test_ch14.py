@@ -1,21 +1,16 @@
 """Wrong formulas that the closing checks of book/14_weights_derivations.md reject."""
 
-import dataclasses
-
 import numpy as np
-import pytest
 
 from attnlib.model import positional as P
 from attnlib.studies import causal_attention as A, downstream
 from attnlib.theory import single_token
 from checks import ch14, load
-
-from .conftest import rejects, swap
+from .conftest import page_tests, replaced
+from .test_ch01 import markov_keeping_with_r
 
 RESULTS = load("14_weights_derivations")
-_gaussian, _second, _count, _spectral = P.gaussian_signs, A.deviation_second_moment, single_token.count_population, \
-    downstream.spectral_accuracy
-
+_second, _count, _spectral = A.deviation_second_moment, single_token.count_population, downstream.spectral_accuracy
 
 def _self_score_variance_1_over_d(T, tau, d, *, V=None, R=None, strict=False):  # the self score's variance 2/d
     M = np.zeros((T, T))                                                          # taken as 1/d, like the others
@@ -24,11 +19,10 @@ def _self_score_variance_1_over_d(T, tau, d, *, V=None, R=None, strict=False):  
         M[np.ix_(keys, keys)] += tau**2 * (J / d) @ J
     return M / len(A._rows(T, tau, strict)) ** 2
 
-
 WRONG = {
     # Gaussian signs with the arcsine law linearised: R_ts = (2/pi) Sigma_ts off the diagonal
-    "gaussian signs with a linear arcsine": (P, "gaussian_signs", lambda Sigma: dataclasses.replace(
-        _gaussian(Sigma), R=np.eye(len(Sigma)) + 2 / np.pi * (np.asarray(Sigma, float) - np.eye(len(Sigma))))),
+    "gaussian signs with a linear arcsine": (P, "gaussian_signs", replaced(P.gaussian_signs, R=lambda
+        out, Sigma: np.eye(len(Sigma)) + 2 / np.pi * (np.asarray(Sigma, float) - np.eye(len(Sigma))))),
     # the fluctuations of the causal weights with the score variances of order 1/sqrt(d): a 1/d^(1/4) rate
     "causal fluctuations at rate d^(-1/4)": (A, "deviation_second_moment", lambda T, tau, d, **kw:
                                              _second(T, tau, d, **kw) * np.sqrt(d)),
@@ -37,36 +31,17 @@ WRONG = {
     # the self score with the variance 1/d of the others (||x_t||^2/d has variance 2/d)
     "self-score variance 1/d": (A, "deviation_second_moment", _self_score_variance_1_over_d),
     # the one-token population with lambda = V/N instead of N/V (delta and gamma swapped)
-    "one-token counts with lambda = gamma/delta": (single_token, "count_population",
-                                                   lambda delta, gamma, tail=single_token.TAIL: _count(gamma, delta,
-                                                                                                       tail)),
+    "one-token counts with lambda = gamma/delta": (single_token, "count_population", lambda delta, gamma,
+                                                   tail=single_token.TAIL: _count(gamma, delta, tail)),
     # the token counts replaced by their mean (D = I): the first token's bulk taken as MP_delta
     "one-token counts without fluctuations": (single_token, "count_population",
                                               lambda delta, gamma, tail=single_token.TAIL: (np.ones(1), np.ones(1))),
     # the anchors' chance of picking the wrong sign left out of the spectral prediction
     "spectral prediction without the sign error": (downstream, "spectral_accuracy", lambda setting, position=None,
-                                                   n_anchor=None, h_norm2=None: _spectral(setting, position, None,
-                                                                                          h_norm2)),
+        n_anchor=None, h_norm2=None: _spectral(setting, position, None, h_norm2)),
+    # the Markov sampler keeping its sign with probability r, not (1 + r)/2: its correlations drawn again (0.1 s)
+    "a wrong Markov sampler": (P, "_sample_markov", markov_keeping_with_r),
 }
+test_holds, test_rejects = page_tests(ch14, RESULTS, WRONG, redraw={"a wrong Markov sampler": lambda r: {
+    **r, **ch14.sampler_correlations(int(r["T"]), int(r["n_sampler"]))}})
 
-
-def test_the_checks_hold_on_the_recorded_results():
-    ch14.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    swap(monkeypatch, *WRONG[name])
-    rejects(ch14.check, RESULTS)
-
-
-def _markov_keeping_with_r(n, rng, *, T, r):  # the Markov sampler keeps the previous sign with probability r, not
-    first = (2 * rng.integers(0, 2, size=(n, 1), dtype=np.int8) - 1).astype(np.int8)  # (1 + r) / 2
-    flips = np.where(rng.random((n, T - 1)) < r, 1, -1).astype(np.int8)
-    return (first * np.cumprod(np.concatenate([np.ones((n, 1), np.int8), flips], axis=1), axis=1)).astype(np.int8)
-
-
-def test_a_wrong_markov_sampler_is_rejected(monkeypatch):
-    # the samplers draw what the page measures, so their correlations are drawn again with the wrong one (0.1 s)
-    swap(monkeypatch, P, "_sample_markov", _markov_keeping_with_r)
-    rejects(ch14.check, {**RESULTS, **ch14.sampler_correlations(int(RESULTS["T"]), int(RESULTS["n_sampler"]))})

@@ -1,17 +1,13 @@
 """Wrong formulas that the closing checks of book/15_heads_and_layers.md reject."""
 
 import numpy as np
-import pytest
 
 from attnlib.model import generative, heads as M
 from attnlib.theory import heads as H, layers as L
 from checks import ch15, load
+from .conftest import page_tests
 
-from .conftest import rejects, swap
-
-RESULTS = load("15_heads_and_layers")
-_z, _density, _thresholds = H._z, H.bulk_density, H.signal_thresholds
-
+RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, H.bulk_density, H.signal_thresholds
 
 def _orthonormal_noise(vocab, R, W, *, centered=True):  # (tr B / H) I ⊗ W' for the noise part B ⊗ W'
     W = np.asarray(W, dtype=float)
@@ -19,19 +15,16 @@ def _orthonormal_noise(vocab, R, W, *, centered=True):  # (tr B / H) I ⊗ W' fo
     return (np.kron(W.T @ R @ W, np.outer(parts["h"], parts["h"]))
             + np.trace(W.T @ W) / W.shape[1] * np.kron(np.eye(W.shape[1]), parts["W_prime"]))
 
-
 def _one_head_overlap(ell, A, B, delta, k):  # the one-head outlier ell / b = (x + 1)(x + delta) / x, solved for x
     b = H.noise_scales(B)[-1]
     x = 0.5 * (ell / b - 1 - delta + np.sqrt((ell / b - 1 - delta) ** 2 - 4 * delta))
     return float(max(0.0, 1.0 - delta / x**2))
-
 
 def _transposed_readout(T, taus, *, residual=False):  # Q 1 / T for Q^T 1 / T (rows for columns)
     Q = np.eye(T)
     for P in L.stack(T, taus, residual=residual):
         Q = (P + np.eye(T)) @ Q if residual else P @ Q
     return Q.sum(axis=1) / T
-
 
 WRONG = {  # name: (module, function, wrong function)
     # the heads treated as orthonormal in the covariance
@@ -59,13 +52,4 @@ WRONG = {  # name: (module, function, wrong function)
     # the read-out Q 1 / T for Q' 1 / T (rows for columns: mean pooling)
     "stacked read-out without the transpose": (L, "stacked_weights", _transposed_readout),
 }
-
-
-def test_the_checks_hold_on_the_recorded_results():
-    ch15.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    swap(monkeypatch, *WRONG[name])
-    rejects(ch15.check, RESULTS)
+test_holds, test_rejects = page_tests(ch15, RESULTS, WRONG)

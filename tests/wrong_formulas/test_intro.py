@@ -1,56 +1,34 @@
 """Wrong formulas that the closing checks of book/intro.md (the lead figure and the answer box) reject."""
 
-import dataclasses
-
 import numpy as np
-import pytest
 
 from attnlib.studies import downstream
 from attnlib.theory import _routes, _spikes, fluctuations
 from checks import intro, load
-
-from .conftest import rejects, swap
+from .conftest import centroid_scaled, page_tests
 
 RESULTS = load("intro")
-_signal = _spikes.signal
-
-
-def _no_centroid_factor(delta, gamma, alpha, kappa, mu_norm2):
-    sp, m = _signal(delta, gamma, alpha, kappa, mu_norm2), np.asarray(mu_norm2, dtype=float)
-    return dataclasses.replace(sp, sample_overlap=sp.sample_overlap / np.where(m > 0, m / (m + delta), 1.0))
-
-
-def _around_population_threshold(theta, delta, gamma, d):
-    t = (np.asarray(theta, dtype=float) - delta - np.sqrt(delta)) / fluctuations.window_width(delta, gamma, d)
-    return float(t) if t.ndim == 0 else t
-
 
 def rho_for_theta(alpha, kappa, mu_norm2, delta):
     """The paper's rho = alpha ||mu||^2 / kappa for theta = alpha (||mu||^2 + delta) / kappa (also chapters 1, 3)."""
     return alpha * mu_norm2 / kappa
 
+def _around_population_threshold(theta, delta, gamma, d):
+    t = (np.asarray(theta, dtype=float) - delta - np.sqrt(delta)) / fluctuations.window_width(delta, gamma, d)
+    return float(t) if t.ndim == 0 else t
 
 WRONG = {  # name: (module, function, wrong formula)
     "spike strength rho for theta": (_spikes, "spike_strength", rho_for_theta),
     # the overlap with mu taken equal to the overlap with h (no centroid factor ||mu||^2 / (||mu||^2 + delta))
-    "overlap with mu without the centroid factor": (_spikes, "signal", _no_centroid_factor),
+    "overlap with mu without the centroid factor": (_spikes, "signal", centroid_scaled(
+        _spikes.signal, ["sample_overlap"], divide=True)),
     # an edge eigenvector as a random direction, r(theta) = 1, forgetting that a spike below the threshold tilts
     # the edge eigenvectors towards h: the below-threshold bound 2 r(theta)/d is then too low
     "edge overlap of a random direction": (_routes, "edge_overlap_ratio", lambda theta, delta, gamma: 1.0),
     # the critical window centred on the population threshold sqrt(delta) instead of the sample threshold x*
-    "critical window around the population threshold": (fluctuations, "window_position",
-                                                         _around_population_threshold),
+    "critical window around the population threshold": (fluctuations, "window_position", _around_population_threshold),
     # the label's signal-to-noise ratio ranked by alpha/kappa (varsigma^2 = M alpha/kappa for every weighting)
     "label snr as M alpha/kappa": (downstream, "label_snr", lambda s, position=None:
                                    float((s.mu_norm2 + s.delta) / (1 - s.delta) * s.snr)),
 }
-
-
-def test_the_checks_hold_on_the_recorded_results():
-    intro.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    swap(monkeypatch, *WRONG[name])
-    rejects(intro.check, RESULTS)
+test_holds, test_rejects = page_tests(intro, RESULTS, WRONG)

@@ -1,41 +1,25 @@
 """Wrong formulas that the closing checks of book/primer.md (the random-matrix primer) reject. The two wrong
 population spikes are also tried on chapters 1 and 3 (test_ch01.py, test_ch03.py import them)."""
 
-import dataclasses
-
 import numpy as np
-import pytest
 
 from attnlib.theory import _law, _routes, _spikes
 from checks import load, primer
+from .conftest import page_tests, spike_with
 
-from .conftest import rejects, swap
+RESULTS, _mp_density, _stieltjes = load("primer"), _law.mp_density, _routes.mp_stieltjes_complex
 
-RESULTS = load("primer")
-_spike, _mp_density, _stieltjes = _spikes.spike, _law.mp_density, _routes.mp_stieltjes_complex
-
-
-def unshifted_outlier(theta, delta, gamma, kappa=1.0, *, direction="spike"):
-    """The population outlier in theta without the shift x = theta - delta: kappa (theta + 1)(theta + delta)/theta."""
-    sp = _spike(theta, delta, gamma, kappa, direction=direction)
-    th = np.asarray(sp.theta, dtype=float)
-    moved = np.where(np.isfinite(sp.population_eigenvalue), kappa * (th + 1) * (th + delta) / np.where(th > 0, th, 1),
-                     np.nan)
-    return dataclasses.replace(sp, population_eigenvalue=moved if np.ndim(moved) else float(moved))
-
-
-def overlap_wrong_power(theta, delta, gamma, kappa=1.0, *, direction="spike"):
-    """The population overlap 1 - delta/x instead of 1 - delta/x^2."""
-    sp = _spike(theta, delta, gamma, kappa, direction=direction)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ov = np.where(sp.population_overlap > 0, 1.0 - delta / (np.asarray(sp.theta, dtype=float) - delta), 0.0)
-    return dataclasses.replace(sp, population_overlap=ov if np.ndim(ov) else float(ov))
-
+# the population outlier in theta without the shift x = theta - delta: kappa (theta + 1)(theta + delta)/theta
+unshifted_outlier = spike_with("population_eigenvalue", lambda sp, x, delta, gamma, kappa: np.where(
+    np.isfinite(sp.population_eigenvalue), kappa * (sp.theta + 1) * (sp.theta + delta) / np.where(
+        sp.theta > 0, sp.theta, 1), np.nan))
+# the population overlap 1 - delta/x instead of 1 - delta/x^2
+overlap_wrong_power = spike_with("population_overlap", lambda sp, x, delta, *_: np.where(
+    sp.population_overlap > 0, 1.0 - delta / x, 0.0))
 
 def _mp_edges_delta(ratio, scale=1.0):
     lo, hi = scale * (1.0 - np.asarray(ratio, dtype=float)) ** 2, scale * (1.0 + np.asarray(ratio, dtype=float)) ** 2
     return (lo, hi) if np.ndim(lo) else (float(lo), float(hi))
-
 
 WRONG = {  # name: (module, function, wrong formula)
     # the Marchenko-Pastur edges with delta where sqrt(delta) belongs: (1 -+ delta)^2
@@ -53,13 +37,4 @@ WRONG = {  # name: (module, function, wrong formula)
     "population outlier (theta+1)(theta+delta)/theta": (_spikes, "spike", unshifted_outlier),
     "population overlap 1 - delta/x": (_spikes, "spike", overlap_wrong_power),
 }
-
-
-def test_the_checks_hold_on_the_recorded_results():
-    primer.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    swap(monkeypatch, *WRONG[name])
-    rejects(primer.check, RESULTS)
+test_holds, test_rejects = page_tests(primer, RESULTS, WRONG)

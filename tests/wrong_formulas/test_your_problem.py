@@ -3,18 +3,13 @@
 import dataclasses
 
 import numpy as np
-import pytest
 
 from attnlib import theory
-from attnlib.theory import _spikes, fluctuations, overlap_fluctuations
+from attnlib.theory import _spikes, fluctuations, overlap_fluctuations as O
 from checks import load, your_problem
+from .conftest import centroid_scaled, page_tests, replaced
 
-from .conftest import rejects, swap
-
-RESULTS = load("your_problem")
-_thresholds, _signal = _spikes.signal_thresholds, _spikes.signal
-_variance, _spike_variance = fluctuations.outlier_variance, overlap_fluctuations.spike_variance
-
+RESULTS, _thresholds, _spike_variance = load("your_problem"), _spikes.signal_thresholds, O.spike_variance
 
 def _through_eigenvalue(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta4=3.0):
     v = _spike_variance(delta, gamma, theta, d, kappa=kappa, mu_norm2=mu_norm2, beta4=beta4)
@@ -22,28 +17,17 @@ def _through_eigenvalue(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta
     slope = (hi.sample_overlap - lo.sample_overlap) / (hi.sample_eigenvalue - lo.sample_eigenvalue)
     return dataclasses.replace(v, overlap_h=slope**2 * v.eigenvalue)
 
-
 WRONG = {  # name: (module, function, wrong formula)
     # the thresholds in ||mu||^2 on the paper's strength rho = alpha ||mu||^2 / kappa (no class split delta)
     "signal thresholds without the class split": (_spikes, "signal_thresholds", lambda *a, clip=True: tuple(
         float(np.asarray(m) + a[0]) for m in _thresholds(*a, clip=False))),
     # the overlap with mu taken equal to the overlap with h (no factor ||mu||^2 / (||mu||^2 + delta))
-    "overlap with mu without the centroid factor": (_spikes, "signal", lambda delta, gamma, alpha, kappa, m:
-        dataclasses.replace(sp := _signal(delta, gamma, alpha, kappa, m),
-                            sample_overlap=sp.sample_overlap * (m + delta) / np.asarray(m, dtype=float))),
+    "overlap with mu without the centroid factor": (_spikes, "signal", centroid_scaled(
+        _spikes.signal, ["sample_overlap"], divide=True)),
     # the outlier's variance from sampling alone, as if the vocabulary were fixed
-    "outlier variance without the vocabulary": (fluctuations, "outlier_variance", lambda *a, **k: dataclasses.replace(
-        _variance(*a, **k), vocabulary_norm=0.0, vocabulary_direction=0.0)),
+    "outlier variance without the vocabulary": (fluctuations, "outlier_variance", replaced(
+        fluctuations.outlier_variance, vocabulary_norm=lambda *a, **k: 0.0, vocabulary_direction=lambda *a, **k: 0.0)),
     # the overlap's sd by the chain rule through the eigenvalue, as if one number x moved both
-    "overlap sd through the eigenvalue": (overlap_fluctuations, "spike_variance", _through_eigenvalue),
+    "overlap sd through the eigenvalue": (O, "spike_variance", _through_eigenvalue),
 }
-
-
-def test_the_checks_hold_on_the_recorded_results():
-    your_problem.check(RESULTS)
-
-
-@pytest.mark.parametrize("name", WRONG)
-def test_a_wrong_formula_is_rejected(monkeypatch, name):
-    swap(monkeypatch, *WRONG[name])
-    rejects(your_problem.check, RESULTS)
+test_holds, test_rejects = page_tests(your_problem, RESULTS, WRONG)
