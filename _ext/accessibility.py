@@ -64,7 +64,9 @@ def _page(app, pagename, templatename, context, doctree) -> None:
     if callable(toctree):
         def named(*args, **kwargs):
             html = toctree(*args, **kwargs)
-            return type(html)(named_folds(str(html)))  # a str stays a str, markupsafe's Markup stays Markup
+            if isinstance(html, str):  # a str stays a str, markupsafe's Markup stays Markup
+                return type(html)(named_folds(html))
+            return type(html)(named_folds(str(html)), "html.parser")  # the theme's BeautifulSoup
 
         context["generate_toctree_html"] = named
 
