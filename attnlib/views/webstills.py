@@ -241,6 +241,9 @@ def _primer_still(data: dict):
     for ax in (left, right):
         ax.title.set_fontsize(9)
     _legend(fig)
+    return fig
+
+
 def heads_matrix(state: dict, T: int) -> np.ndarray:
     """The heads (T x H) of the "heads" explorer: causal limit weights at tau1..tauH, heads 2 and 4 reversed
     (anti-causal) when ``anticausal``."""
