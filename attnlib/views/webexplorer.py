@@ -21,13 +21,11 @@ Kinds (``KINDS``): the three explorers of :mod:`attnlib.views.explorers` with th
 "sample_recovery" (recovery cos^2(v_hat, u) and the outlier against ||mu||^2 for mean, causal and optimal
 pooling, at the population or the sample level; controls: the R family and its parameter, delta, gamma for the
 sample level, and the ||mu||^2 of the read-out); "family" (the weights of an R family, its parameter, and the
-recovery they give); and the one-knob figures along theta "population" (theta) and "sample" (theta, gamma),
-which have no still image and are superseded by the recovery kinds (kept while chapters embed them); and
-"primer" (the primer page's figure: a ``view`` switch between the Marchenko-Pastur law MP_delta with its
-Stieltjes transform, a spike of strength theta on it with the secular equation, and MP_delta ⊠ MP_gamma against
-its two factors; controls delta, gamma, theta, each shown in the views it acts in); and "heads" (concatenated
-causal heads: their number, each head's tau, anti-causal even heads; the outliers of S along
-||mu||^2 and the threshold as heads are added, ``attnlib.theory.heads``).
+recovery they give); "primer" (the primer page's figure: a ``view`` switch between the Marchenko-Pastur law
+MP_delta with its Stieltjes transform, a spike of strength theta on it with the secular equation, and
+MP_delta ⊠ MP_gamma against its two factors; controls delta, gamma, theta, each shown in the views it acts
+in); and "heads" (concatenated causal heads: their number, each head's tau, anti-causal even heads; the
+outliers of S along ||mu||^2 and the threshold as heads are added, ``attnlib.theory.heads``).
 """
 
 from __future__ import annotations
@@ -48,8 +46,7 @@ from attnlib.views.plotting import COLORS
 
 __all__ = ["KINDS", "LiveExplorer", "embed", "payload"]
 
-KINDS = ("spectrum", "phase", "weights", "bulk", "population", "sample", "population_recovery", "sample_recovery",
-         "family", "primer", "heads")
+KINDS = ("spectrum", "phase", "weights", "bulk", "population_recovery", "sample_recovery", "family", "primer", "heads")
 
 
 @dataclass(frozen=True)
@@ -72,10 +69,6 @@ _KINDS = {  # the rows of "spectrum", "phase" and "weights" are the ipywidgets e
     "phase": _Kind(()),
     "weights": _Kind(()),
     "bulk": _Kind((("delta", "gamma"),)),
-    "population": _Kind((("theta",),), fixed=(("delta", 0.5),), defaults=(("theta", 2.0),),
-                        labels=(("theta", "θ (units of κ)"),)),
-    "sample": _Kind((("theta", "gamma"),), fixed=(("delta", 0.5),), defaults=(("theta", 3.0), ("gamma", 1.0)),
-                    labels=(("theta", "θ (units of κ)"),)),
     "population_recovery": _Kind((_R_FAMILY, ("delta", "mu_norm2")),
                                  defaults=(("family", "prefix"), ("mu_norm2", 0.5)), **_RECOVERY),
     "sample_recovery": _Kind((_R_FAMILY, ("delta", "gamma", "mu_norm2")),
@@ -180,7 +173,7 @@ def payload(kind: str, **state) -> dict:
     **state
         Settings of the figure's controls (each on its slider's grid or among its options) and of its fixed
         parameters (``T`` and ``tau`` for the recovery kinds; ``T``, ``delta``, ``gamma``, ``mu_norm2`` for
-        "family"; ``delta`` for "population" and "sample"); the rest take their defaults.
+        "family"); the rest take their defaults.
 
     Returns
     -------
@@ -204,8 +197,8 @@ class LiveExplorer(HTML):
     stable line of text (``repr``).
 
     Attributes: ``kind``, ``state`` (the controls' and fixed parameters' values it starts from), ``payload``
-    (the :func:`payload` embedded in the HTML) and ``figure`` (the still, a matplotlib figure, or None for the
-    kinds without one).
+    (the :func:`payload` embedded in the HTML) and ``figure`` (the still, a matplotlib figure, or None if the
+    kind's still function returns none).
     """
 
     def __init__(self, kind: str, data: dict, html: str, figure=None):
@@ -243,4 +236,4 @@ def embed(kind: str, **state) -> LiveExplorer:
             '<p class="attnlib-explorer-fallback">Interactive figure: its controls work in the HTML version of '
             'this book, with no Python needed.</p>'
             f'<script type="application/json" class="attnlib-explorer-data">{text}</script></div>')
-    return LiveExplorer(kind, data, html, webstills.still(data) if kind in webstills.KINDS else None)
+    return LiveExplorer(kind, data, html, webstills.still(data))

@@ -32,7 +32,7 @@ _SPECTRUM_D, _SPECTRUM_SEED = 400, 0  # the ipywidgets explorer's "simulate" but
 _BULK_D, _BULK_DRAWS, _BULK_T, _BULK_SEED, _BINS = 400, 2, 16, 2, 50
 _RATIO_GRID = (0.25, 0.5, 1.0, 2.0)
 _THETA_GRID = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
-_SPIKE_D, _SPIKE_T, _SPIKE_TRIALS, _SPIKE_SEED, _POP_SEED = 300, 16, 4, 401, 301
+_SPIKE_D, _SPIKE_T, _SPIKE_TRIALS, _SPIKE_SEED = 300, 16, 4, 401
 _SIGNS_N, _SIGNS_SEED = 20000, 5
 _CAUSAL_TAUS = (0.0, 1.0, 2.0, 4.0, 8.0)
 _FAMILY_D, _FAMILY_TRIALS, _FAMILY_SEED = 300, 4, 52  # chapter 05: d = 300, V = 600, N = 1200
@@ -116,8 +116,9 @@ def _bulk_draws(state: dict) -> dict:
     return {"d": _BULK_D, "T": _BULK_T, "draws_per_setting": _BULK_DRAWS, "draws": draws}
 
 
-def _spike_points(delta: float, gammas, level: str, trials: int, seed: int) -> list:
-    """Mean and sd over trials of the top eigenvalue (in units of kappa) and cos^2 with h, along _THETA_GRID.
+def _spike_points(delta: float, gammas) -> list:
+    """Mean and sd over the trials of the top eigenvalue of S (in units of kappa) and its cos^2 with h, along
+    _THETA_GRID, for each gamma.
 
     Independent signs and mean pooling (alpha/kappa = 1), so theta = ||mu||^2 + delta (theta >= delta).
     """
@@ -126,22 +127,20 @@ def _spike_points(delta: float, gammas, level: str, trials: int, seed: int) -> l
         V, N = sizes_for(_SPIKE_D, delta, gamma)
         base = Setting(d=_SPIKE_D, V=V, N=N, mu_norm2=0.0, process=positional.independent(_SPIKE_T))
         thetas = [th for th in _THETA_GRID if th >= delta]
-        res = sweep([base.with_theta(th) for th in thetas], seed=seed, trials=trials, k=1, level=level)
+        res = sweep([base.with_theta(th) for th in thetas], seed=_SPIKE_SEED, trials=_SPIKE_TRIALS, k=1,
+                    level="sample")
         top, ov = res.values("top") / base.kappa, res.values("overlap_h")
         out.append({"gamma": gamma, "V": V, "N": N, "points": [
             {"theta": th, "top": _stat(top[i]), "overlap_h": _stat(ov[i])} for i, th in enumerate(thetas)]})
     return out
 
 
-def _spike_draws(kind: str, state: dict, fixed: dict) -> dict:
-    """The simulated points along theta of the kinds "phase", "population" and "sample"."""
-    delta = fixed.get("delta", state.get("delta"))
+def _spike_draws(state: dict) -> dict:
+    """The simulated points along theta of the kind "phase" (at the default delta only)."""
+    delta = state["delta"]
     out = {"d": _SPIKE_D, "trials": _SPIKE_TRIALS, "delta": delta, "curves": []}
-    if kind == "population":
-        out["curves"] = _spike_points(delta, [1.0], "population", _SPIKE_TRIALS, _POP_SEED)
-    elif kind == "sample" or delta == controls.CONTROLS["delta"].default:
-        gammas = sorted(set(_RATIO_GRID) | {state["gamma"]})
-        out["curves"] = _spike_points(delta, gammas, "sample", _SPIKE_TRIALS, _SPIKE_SEED)
+    if delta == controls.CONTROLS["delta"].default:
+        out["curves"] = _spike_points(delta, sorted(set(_RATIO_GRID) | {state["gamma"]}))
     return out
 
 
@@ -236,8 +235,8 @@ def simulations(kind: str, state: dict, fixed: dict) -> dict:
         return _spectrum_draws(state)
     if kind == "bulk":
         return _bulk_draws(state)
-    if kind in ("phase", "population", "sample"):
-        return _spike_draws(kind, state, fixed)
+    if kind == "phase":
+        return _spike_draws(state)
     if kind in ("population_recovery", "sample_recovery"):
         return _recovery_draws(kind.split("_")[0], state, fixed)
     if kind == "weights":
