@@ -46,7 +46,7 @@ from attnlib.numerics import checks as _v
 from attnlib.numerics.linalg import MAX_STEPS, usable_cores
 
 __all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "paths", "choose", "memory_limits", "available_memory", "largest_dimension",
-           "check_memory", "require_memory"]
+           "require_memory"]
 
 #: The paths of a draw, the cheaper one by the estimate below or one forced.
 METHODS = ("auto", "dense", "matrix-free")
@@ -271,21 +271,14 @@ def largest_dimension(cost: Cost, method: str, free: int, concurrent: int = 1) -
     return lo if lo >= 2 and fits(lo) else None
 
 
-def check_memory(cost: Cost, *, concurrent: int = 1) -> None:
-    """Raise ValueError if ``concurrent`` draws of ``cost`` would not fit under the tightest of
-    :func:`memory_limits`.
+def require_memory(cost: Cost, concurrent: int = 1) -> None:
+    """Raise ValueError if ``concurrent`` draws of ``cost`` (a :class:`Cost` of :func:`plan`; a positive int)
+    would not fit under the tightest of :func:`memory_limits`. The engine's call: its arguments are not checked.
 
     The message names the sizes (d, V, N, T), the level and path, the bytes needed and available and the limit
     that binds; then the other path if it would fit, and the largest d that fits at the same ratios on each
     path that can give what was asked.
     """
-    if not isinstance(cost, Cost):
-        raise ValueError(f"cost must be an attnlib.engine.cost.Cost, got {cost!r}")
-    require_memory(cost, _v.positive_int("concurrent", concurrent))
-
-
-def require_memory(cost: Cost, concurrent: int = 1) -> None:
-    """:func:`check_memory` on validated arguments (the engine's call)."""
     free = available_memory()
     need = cost.peak * concurrent
     if free is None or need <= free:

@@ -9,7 +9,7 @@ executor and the number of workers.
 
 Scale-out goes through a standard :class:`concurrent.futures.Executor`: the default is a thread pool with one
 thread per usable core (the heavy steps release the GIL), fewer if that many draws at once would not fit in
-the available memory (``attnlib.engine.cost.check_memory``); a ``ProcessPoolExecutor`` or a dask cluster's
+the available memory (``attnlib.engine.cost.require_memory``); a ``ProcessPoolExecutor`` or a dask cluster's
 ``Client.get_executor()`` work the same way, because settings and streams pickle. Each draw takes the path
 ``method`` says (``attnlib.engine.cost``), decided from its setting alone, so the path does not depend on the
 executor either.

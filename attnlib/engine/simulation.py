@@ -28,7 +28,7 @@ most 2 ||dS|| / g, g the gap between the eigenvalue and its nearest neighbour (D
 near a threshold, where the top two eigenvalues nearly tie (``tests/test_matrix_free.py`` checks both bounds).
 
 Memory: before allocating, a draw estimates its peak (``attnlib.engine.cost.plan``) and raises ValueError if it
-would not fit in the available memory (``attnlib.engine.cost.check_memory``).
+would not fit in the available memory (``attnlib.engine.cost.require_memory``).
 """
 
 from __future__ import annotations
