@@ -3,6 +3,7 @@ still images (attnlib.views.webstills)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html.parser
 import json
@@ -31,7 +32,8 @@ def embedded(kind: str):
 @pytest.fixture
 def no_simulation(monkeypatch):
     """Payloads without the (slower) simulations, for the tests of controls and validation."""
-    monkeypatch.setattr(weboverlays, "simulations", lambda kind, state, fixed: {})
+    for name, kind in list(webexplorer.KINDS.items()):
+        monkeypatch.setitem(webexplorer.KINDS, name, dataclasses.replace(kind, overlay=None))
 
 
 class _Blocks(html.parser.HTMLParser):
@@ -145,10 +147,17 @@ def test_embed_writes_one_block_with_its_data():
     assert out._repr_png_().startswith(b"\x89PNG")
 
 
-def test_every_kind_has_a_still(no_simulation):
-    assert set(webstills.KINDS) == set(webexplorer.KINDS)
-    with pytest.raises(ValueError, match="payload"):
-        webstills.still({"kind": "nonsense"})
+def test_every_kind_names_its_parts():
+    """Each record: controls that exist, an overlay of weboverlays (or none), a still of webstills and a renderer
+    script the extension serves (tests/browser/test_js_kinds.py checks the renderer is in it)."""
+    for name, kind in webexplorer.KINDS.items():
+        assert kind.rows and {n for row in kind.rows for n in row} <= set(explorers.CONTROLS), name
+        overlay = getattr(kind.overlay, "func", kind.overlay)  # a partial names its function
+        assert overlay is None or overlay.__module__ == weboverlays.__name__, name
+        assert kind.still.__module__ == webstills.__name__ and callable(kind.still), name
+        assert kind.script in live_explorers.EXPLORER_SCRIPTS and kind.script.startswith("attnlib-kinds-"), name
+    assert {k.script for k in webexplorer.KINDS.values()} == {s for s in live_explorers.EXPLORER_SCRIPTS
+                                                             if s.startswith("attnlib-kinds-")}
 
 
 def test_every_kind_is_embedded_by_a_page():
