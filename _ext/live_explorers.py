@@ -43,7 +43,7 @@ EXPLORER_SCRIPTS = (  # window.attnlibExplorers, the live figures (they use the 
     "attnlib-plot.js",  # canvas panels, ticks, axis limits
     "attnlib-kinds-weights.js",  # kinds weights and family, the cached theory of a family's R
     "attnlib-kinds-spectrum.js",  # kinds spectrum and bulk (use the cached theory)
-    "attnlib-kinds-spikes.js",  # kinds phase, population and sample (along theta)
+    "attnlib-kinds-spikes.js",  # kind phase (the phase diagram, the overlaps along theta)
     "attnlib-kinds-recovery.js",  # kinds population_recovery and sample_recovery (use the cached theory)
     "attnlib-kinds-primer.js",  # kind primer (the MP law and its transform, a spike, MP ⊠ MP)
     "attnlib-kinds-heads.js",  # kind heads, and the port of attnlib.theory.heads (window.attnlibWeb.heads)

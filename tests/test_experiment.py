@@ -45,9 +45,10 @@ def test_run_experiment_shapes_determinism_and_validation(ex):
 
 def _replay(v):
     """Vocabulary ``v`` of the run recomputed from the table alone: pooled vectors by einsum, S by numpy's eigh,
-    ridge by the public ridge_fit, and the covariance of c given the vocabulary from the table's class means
-    m_+, m_- (E c c^T = kappa E^T E / V + ((sum w)^2 - kappa) M M^T + (alpha - kappa) D D^T with
-    M = (m_+ + m_-)/2, D = (m_+ - m_-)/2, so Cov = kappa (E^T E / V - M M^T) + (alpha - kappa) D D^T),
+    ridge by classifiers.ridge_path (checked against lstsq in test_downstream.py), and the covariance of c given
+    the vocabulary from the table's class means m_+, m_- (E c c^T = kappa E^T E / V + ((sum w)^2 - kappa) M M^T
+    + (alpha - kappa) D D^T with M = (m_+ + m_-)/2, D = (m_+ - m_-)/2, so
+    Cov = kappa (E^T E / V - M M^T) + (alpha - kappa) D D^T),
     not from attnlib's Z, s, mu split."""
     rng = np.random.default_rng(streams(KW["seed"], KW["vocabularies"])[v])
     d, V, n_max, n_a, n_test = KW["d"], KW["V"], max(KW["n_train"]), KW["n_anchor"], KW["n_test"]
@@ -74,7 +75,7 @@ def _replay(v):
             eta = u @ D
             p_test = (test - train[:n].mean(axis=0)) @ u
             sign = 1.0 if a * eta >= 0 else -1.0
-            ridge = cl.ridge_fit(train[:n], y[:n].astype(int)).decision(test)
+            ridge = cl.ridge_path(cl.Decomposition.of(train[:n]), y[:n], cl.DEFAULT_LAMBDAS).decision(test)
             out[name, n] = dict(
                 top=vals[-1], overlap_u=(u @ voc.u) ** 2, overlap_h=eta**2 / (D @ D), eta2=eta**2, quad=u @ cov @ u,
                 sign_error=float(a * eta < 0), spectral=np.mean(np.where(p_test >= 0, 1, -1) == y[n_max + n_a:]),

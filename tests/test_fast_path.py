@@ -62,7 +62,9 @@ def test_single_precision_table_moves_the_eigenpairs_within_weyl_and_davis_kahan
         rng = np.random.default_rng(4)
         voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng, dtype=dtype)
         C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
-        S[dtype] = linalg.sample_covariance(C, centered=kw.get("centered", True))
+        C = np.asarray(C, dtype=float)  # S in double precision, centred or not as the draw
+        C = C - C.mean(axis=0) if kw.get("centered", True) else C
+        S[dtype] = C.T @ C / C.shape[0]
     dS = np.abs(np.linalg.eigvalsh(S[np.float32] - S[np.float64])).max()
     spectrum = np.linalg.eigvalsh(S[np.float64])[::-1]
     assert dS / spectrum[0] < 1e-7
@@ -78,7 +80,7 @@ def test_full_spectrum_path_stays_double_and_matches_eigvalsh():
     rng = np.random.default_rng(5)
     voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
     C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
-    S = linalg.sample_covariance(C)
+    S = np.cov(C, rowvar=False, bias=True)  # numpy's S, an independent route
     np.testing.assert_allclose(dr.eigenvalues, np.clip(np.linalg.eigvalsh(S)[::-1], 0, None), atol=1e-12)
     top = np.linalg.eigh(S)[1][:, -1]
     assert dr.overlap_h == pytest.approx(linalg.squared_cosine(top, voc.h), abs=1e-10)

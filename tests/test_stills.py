@@ -4,13 +4,13 @@ live figure), in its starting state."""
 import matplotlib
 import pytest
 
-from attnlib.views import webexplorer, webstills
+from attnlib.views import webexplorer
 
 matplotlib.use("Agg")
 
 
-@pytest.mark.parametrize("kind", webstills.KINDS)
+@pytest.mark.parametrize("kind", webexplorer.KINDS)
 def test_still_is_a_figure(kind):
-    fig = webstills.still(webexplorer.payload(kind))
+    fig = webexplorer.KINDS[kind].still(webexplorer.payload(kind))
     assert isinstance(fig, matplotlib.figure.Figure) and fig.axes
     matplotlib.pyplot.close(fig)

@@ -3,9 +3,11 @@ still images (attnlib.views.webstills)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html.parser
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -30,7 +32,8 @@ def embedded(kind: str):
 @pytest.fixture
 def no_simulation(monkeypatch):
     """Payloads without the (slower) simulations, for the tests of controls and validation."""
-    monkeypatch.setattr(weboverlays, "simulations", lambda kind, state, fixed: {})
+    for name, kind in list(webexplorer.KINDS.items()):
+        monkeypatch.setitem(webexplorer.KINDS, name, dataclasses.replace(kind, overlay=None))
 
 
 class _Blocks(html.parser.HTMLParser):
@@ -86,9 +89,9 @@ def test_controls_are_the_ipywidgets_explorers(no_simulation):
 
 
 def test_state_overrides_and_fixed_parameters(no_simulation):
-    data = webexplorer.payload("sample", theta=2.5, gamma=0.5, delta=0.25)
-    assert data["state"] == {"theta": 2.5, "gamma": 0.5}
-    assert data["fixed"] == {"delta": 0.25}
+    data = webexplorer.payload("family", r=0.3, delta=0.25)
+    assert data["state"] == {"family": "markov", "r": 0.3, "L": 4}
+    assert data["fixed"] == {"T": 16, "delta": 0.25, "gamma": 0.25, "mu_norm2": 0.5}
     data = webexplorer.payload("sample_recovery", family="markov", r=0.3, gamma=0.5, T=8, L=8)
     assert data["state"] == {"family": "markov", "r": 0.3, "L": 8, "delta": 0.5, "gamma": 0.5, "mu_norm2": 0.5}
     assert data["fixed"] == {"T": 8, "tau": 0.0}
@@ -111,7 +114,7 @@ def test_state_overrides_and_fixed_parameters(no_simulation):
     ("weights", {"T": 1.5}, "T"),
     ("spectrum", {"centered": "yes"}, "centered"),
     ("spectrum", {"weighting": "max"}, "weighting"),
-    ("sample", {"delta": 0.0}, "delta"),
+    ("family", {"delta": 0.0}, "delta"),
     ("population_recovery", {"theta": 2.0}, "theta"),
     ("sample_recovery", {"T": 1}, "T"),
     ("sample_recovery", {"L": 17}, "L"),
@@ -142,14 +145,27 @@ def test_embed_writes_one_block_with_its_data():
     bundle, _ = DisplayFormatter().format(out)
     assert set(bundle) == {"text/plain", "text/html", "image/png"} and bundle["text/plain"] == repr(out)
     assert out._repr_png_().startswith(b"\x89PNG")
-    bundle, _ = DisplayFormatter().format(embedded("population"))  # along theta: no still
-    assert set(bundle) == {"text/plain", "text/html"}
 
 
-def test_every_still_kind_has_a_still_and_the_others_none(no_simulation):
-    assert set(webstills.KINDS) == set(webexplorer.KINDS) - {"population", "sample"}
-    with pytest.raises(ValueError, match="payload"):
-        webstills.still({"kind": "population"})
+def test_every_kind_names_its_parts():
+    """Each record: controls that exist, an overlay of weboverlays (or none), a still of webstills and a renderer
+    script the extension serves (tests/browser/test_js_kinds.py checks the renderer is in it)."""
+    for name, kind in webexplorer.KINDS.items():
+        assert kind.rows and {n for row in kind.rows for n in row} <= set(explorers.CONTROLS), name
+        overlay = getattr(kind.overlay, "func", kind.overlay)  # a partial names its function
+        assert overlay is None or overlay.__module__ == weboverlays.__name__, name
+        assert kind.still.__module__ == webstills.__name__ and callable(kind.still), name
+        assert kind.script in live_explorers.EXPLORER_SCRIPTS and kind.script.startswith("attnlib-kinds-"), name
+    assert {k.script for k in webexplorer.KINDS.values()} == {s for s in live_explorers.EXPLORER_SCRIPTS
+                                                             if s.startswith("attnlib-kinds-")}
+
+
+def test_every_kind_is_embedded_by_a_page():
+    """No dead kinds: each kind is the live figure of some page of the book (which the browser tests drive)."""
+    embedded = set()
+    for page in (REPO / "book").glob("*.md"):
+        embedded |= set(re.findall(r'webexplorer\.embed\("([a-z_]+)"', page.read_text(encoding="utf-8")))
+    assert embedded == set(webexplorer.KINDS)
 
 
 def test_embed_is_deterministic():
@@ -220,16 +236,20 @@ def test_recovery_points_follow_the_theory():
                 assert abs(mean - predicted) < 4 * max(sd, 0.03) / np.sqrt(4), (name, mu2, mean, predicted)
 
 
-def test_population_points_follow_the_theory():
-    data = embedded("population").payload["simulations"]
-    assert data["delta"] == 0.5 and data["trials"] >= 2
-    points = data["curves"][0]["points"]
-    assert [p["theta"] for p in points] == [th for th in weboverlays._THETA_GRID if th >= 0.5]
-    for p in points:
-        sp = theory.spike(p["theta"], 0.5, 1.0)
-        if p["theta"] >= 2.0:  # well above the threshold 1.21: the outlier, within a few sd
-            assert abs(p["top"][0] - sp.population_eigenvalue) < 4 * p["top"][1] + 0.05 * sp.population_eigenvalue
-            assert abs(p["overlap_h"][0] - sp.population_overlap) < 4 * p["overlap_h"][1] + 0.05
+def test_phase_points_follow_the_theory():
+    """The simulated spike points of the phase figure (d = 300, 4 draws each, at delta = 0.5): where theta is
+    well above the sample threshold (twice it), the top eigenvalue of S and its cos^2 with h are attnlib's, within
+    4 sd of the draws and a 5% (0.05) finite-size margin."""
+    data = embedded("phase").payload["simulations"]
+    assert data["delta"] == 0.5 and data["trials"] >= 2 and len(data["curves"]) == 4
+    for curve in data["curves"]:
+        points = curve["points"]
+        assert [p["theta"] for p in points] == [th for th in weboverlays._THETA_GRID if th >= 0.5]
+        for p in points:
+            sp = theory.spike(p["theta"], 0.5, curve["gamma"])
+            if p["theta"] >= 2 * theory.thresholds(0.5, curve["gamma"])[1]:
+                assert abs(p["top"][0] - sp.sample_eigenvalue) < 4 * p["top"][1] + 0.05 * sp.sample_eigenvalue
+                assert abs(p["overlap_h"][0] - sp.sample_overlap) < 4 * p["overlap_h"][1] + 0.05
 
 
 def test_scripts_are_small_and_only_on_explorer_pages():

@@ -1,19 +1,18 @@
 /*
- * attnlib-kinds-spikes.js: the explorer kinds on a spike, "phase" (the phase diagram and the overlaps
- * along theta), "population" and "sample" (the outlier and overlaps against theta), with the
- * simulated spike points.
+ * attnlib-kinds-spikes.js: the explorer kind on a spike, "phase" (the phase diagram and the overlaps
+ * along theta), with the simulated spike points.
  *
- * A classic script: it needs attnlib-theory.js and attnlib-format.js loaded first, and adds the three
- * kinds to window.attnlibWeb.kinds.
+ * A classic script: it needs attnlib-theory.js and attnlib-format.js loaded first, and adds the kind
+ * to window.attnlibWeb.kinds.
  */
 (function (global) {
   "use strict";
 
   const TH = global.attnlibTheory;
   const web = (global.attnlibWeb = global.attnlibWeb || {});
-  const { fmt, linspace, maxFinite } = web.format;
+  const { fmt, linspace } = web.format;
 
-  // -------------------------------------------------------------------------------- the kinds on a spike
+  // --------------------------------------------------------------------------------- the kind on a spike
 
   const REGION_FILL = (data, k) => data.regions[k][2];
 
@@ -21,7 +20,7 @@
   function spikeCurve(data, delta, gamma) {
     const sims = data.simulations;
     if (!sims || sims.delta !== delta) return null;
-    return sims.curves.find((c) => gamma === undefined || c.gamma === gamma) || null;
+    return sims.curves.find((c) => c.gamma === gamma) || null;
   }
 
   function simPoints(plot, curve, field, color) {
@@ -103,110 +102,6 @@
             key: "population", values: [p.population_eigenvalue, p.population_overlap] },
           { cells: ["sample outlier λ/κ, cos²(v̂, h)", `${fmt(p.sample_eigenvalue)}, ${fmt(p.sample_overlap)}`],
             key: "sample", values: [p.sample_eigenvalue, p.sample_overlap] },
-          { cells: ["bulk right edge /κ", fmt(th.edge)], key: "edge", values: [th.edge] },
-          spikeReadoutRow(th.sim, s.theta, "sample", this.data.simulations),
-        ];
-      },
-    },
-
-    population: {
-      panels: [{ ratio: 1, xlabel: "θ (units of κ)", ylabel: "top eigenvalue / κ", title: "population top eigenvalue" },
-        { ratio: 1, xlabel: "θ (units of κ)", ylabel: "cos²(v_pop, h)", title: "population overlap" }],
-      height: 280,
-      theory(s, f) {
-        const grid = linspace(0.0, 8.0, 400);
-        return {
-          threshold: TH.thresholds(f.delta, 1.0)[0], edge: TH.mp_edges(f.delta)[1], grid,
-          curves: TH.spike(grid, f.delta, 1.0, 1.0), point: TH.spike(s.theta, f.delta, 1.0, 1.0),
-          sim: spikeCurve(this.data, f.delta),
-        };
-      },
-      draw([left, right], th, s) {
-        const top = maxFinite(th.curves.population_eigenvalue, th.edge);
-        const simTop = th.sim ? maxFinite(th.sim.points.map((p) => p.top[0] + p.top[1])) : 0;
-        left.begin([0, 8], [0, this.limits.get("y", 1.05 * Math.max(top, simTop))]);
-        left.hline(th.edge, { color: this.colors.edge, dash: "dot", width: 1.2 });
-        left.vline(th.threshold, { color: this.colors.mean, dash: "dot", width: 1.2 });
-        left.line(th.grid, th.curves.population_eigenvalue, { color: this.colors.theory });
-        simPoints(left, th.sim, "top", this.colors.mean);
-        const y = Number.isFinite(th.point.population_eigenvalue) ? th.point.population_eigenvalue : th.edge;
-        left.marker(s.theta, y, { size: 5.5, color: "#000", fill: "gold" });
-        left.end();
-        right.begin([0, 8], [0, 1.02]);
-        right.vline(th.threshold, { color: this.colors.mean, dash: "dot", width: 1.2 });
-        right.line(th.grid, th.curves.population_overlap, { color: this.colors.theory });
-        simPoints(right, th.sim, "overlap_h", this.colors.mean);
-        right.marker(s.theta, th.point.population_overlap, { size: 5.5, color: "#000", fill: "gold" });
-        right.end();
-      },
-      legend(th) {
-        const items = [["line", this.colors.theory, "theory"], ["dot", this.colors.edge, "bulk right edge (1+√δ)²"],
-          ["dot", this.colors.mean, "threshold δ+√δ"], ["o", "gold", "θ of the slider"]];
-        if (th.sim) items.push(["s", this.colors.mean, "simulated, mean ± sd"]);
-        return items;
-      },
-      readout(th, s) {
-        const p = th.point;
-        return [
-          { cells: ["population threshold θ_pop = δ+√δ", fmt(th.threshold)], key: "threshold", values: [th.threshold] },
-          { cells: ["population outlier λ_pop/κ", Number.isFinite(p.population_eigenvalue) ? fmt(p.population_eigenvalue)
-            : "none: θ below the population threshold"], key: "outlier", values: [p.population_eigenvalue] },
-          { cells: ["cos²(v_pop, h)", fmt(p.population_overlap)], key: "overlap", values: [p.population_overlap] },
-          { cells: ["bulk right edge /κ, (1+√δ)²", fmt(th.edge)], key: "edge", values: [th.edge] },
-          spikeReadoutRow(th.sim, s.theta, "population", this.data.simulations),
-        ];
-      },
-    },
-
-    sample: {
-      panels: [{ ratio: 1, xlabel: "θ (units of κ)", ylabel: "top eigenvalue / κ", title: "top eigenvalue of S" },
-        { ratio: 1, xlabel: "θ (units of κ)", ylabel: "squared overlap with h", title: "overlaps" }],
-      height: 280,
-      theory(s, f) {
-        const grid = linspace(0.0, 8.0, 400);
-        return {
-          here: TH.thresholds(f.delta, s.gamma), edge: TH.bulk_edges(f.delta, s.gamma)[1], grid,
-          curves: TH.spike(grid, f.delta, s.gamma, 1.0), point: TH.spike(s.theta, f.delta, s.gamma, 1.0),
-          sim: spikeCurve(this.data, f.delta, s.gamma),
-        };
-      },
-      draw([left, right], th, s) {
-        const top = maxFinite(th.curves.sample_eigenvalue, th.edge);
-        const simTop = th.sim ? maxFinite(th.sim.points.map((p) => p.top[0] + p.top[1])) : 0;
-        left.begin([0, 8], [0, this.limits.get("y", 1.05 * Math.max(top, simTop))],
-          { title: `top eigenvalue of S (γ = ${fmt(s.gamma)})` });
-        left.hline(th.edge, { color: this.colors.edge, dash: "dot", width: 1.2 });
-        left.vline(th.here[1], { color: this.colors.causal, dash: "dot", width: 1.2 });
-        left.line(th.grid, th.curves.sample_eigenvalue, { color: this.colors.causal });
-        simPoints(left, th.sim, "top", this.colors.causal);
-        const y = Number.isFinite(th.point.sample_eigenvalue) ? th.point.sample_eigenvalue : th.edge;
-        left.marker(s.theta, y, { size: 5.5, color: "#000", fill: "gold" });
-        left.end();
-        right.begin([0, 8], [0, 1.02]);
-        right.vline(th.here[0], { color: this.colors.mean, dash: "dot", width: 1.2 });
-        right.vline(th.here[1], { color: this.colors.causal, dash: "dot", width: 1.2 });
-        right.line(th.grid, th.curves.population_overlap, { color: this.colors.mean, dash: "dash" });
-        right.line(th.grid, th.curves.sample_overlap, { color: this.colors.causal });
-        simPoints(right, th.sim, "overlap_h", this.colors.causal);
-        right.marker(s.theta, th.point.sample_overlap, { size: 5.5, color: "#000", fill: "gold" });
-        right.end();
-      },
-      legend(th) {
-        const items = [["line", this.colors.causal, "sample (S): outlier λ/κ, cos²(v̂, h)"],
-          ["dash", this.colors.mean, "population: cos²(v_pop, h)"], ["dot", this.colors.edge, "bulk right edge"],
-          ["dot", this.colors.causal, "sample threshold δ+x*"], ["dot", this.colors.mean, "population threshold δ+√δ"],
-          ["o", "gold", "θ of the slider"]];
-        if (th.sim) items.push(["s", this.colors.causal, "simulated, mean ± sd"]);
-        return items;
-      },
-      readout(th, s) {
-        const p = th.point;
-        return [
-          { cells: ["thresholds θ_pop, θ_smp", `${fmt(th.here[0])}, ${fmt(th.here[1])}`], key: "thresholds", values: th.here },
-          { cells: ["sample outlier λ/κ, cos²(v̂, h)", `${fmt(p.sample_eigenvalue)}, ${fmt(p.sample_overlap)}`],
-            key: "sample", values: [p.sample_eigenvalue, p.sample_overlap] },
-          { cells: ["population outlier λ_pop/κ, cos²(v_pop, h)", `${fmt(p.population_eigenvalue)}, ${fmt(p.population_overlap)}`],
-            key: "population", values: [p.population_eigenvalue, p.population_overlap] },
           { cells: ["bulk right edge /κ", fmt(th.edge)], key: "edge", values: [th.edge] },
           spikeReadoutRow(th.sim, s.theta, "sample", this.data.simulations),
         ];

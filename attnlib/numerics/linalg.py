@@ -33,7 +33,6 @@ __all__ = [
     "one_blas_thread",
     "blas_threads",
     "usable_cores",
-    "sample_covariance",
     "top_eigenpairs",
     "lanczos_top",
     "lanczos_family",
@@ -97,12 +96,6 @@ def one_blas_thread():
 
 def _centered(C: np.ndarray, centered: bool) -> np.ndarray:
     return C - C.mean(axis=0) if centered else C
-
-
-def sample_covariance(C, *, centered: bool = True) -> np.ndarray:
-    """S = (1/N) sum_n (c_n - c_bar)(c_n - c_bar)^T (or without centering), from pooled rows C (N, d)."""
-    C = _centered(np.asarray(C, dtype=float), centered)
-    return C.T @ C / C.shape[0]
 
 
 def _second_moment(C: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from attnlib.numerics.linalg import top_eigenpairs
 
-__all__ = ["DEFAULT_LAMBDAS", "RidgeFit", "ridge_fit", "SpectralFit", "spectral_fit", "accuracy"]
+__all__ = ["DEFAULT_LAMBDAS", "RidgeFit", "ridge_path", "SpectralFit", "spectral_fit", "accuracy"]
 
 #: Default ridge grid, relative to the mean eigenvalue tr(S)/d of the centered features; chosen by exact LOO.
 DEFAULT_LAMBDAS = np.logspace(-3, 3, 25)
@@ -86,27 +86,8 @@ class Decomposition:
         return float(self.ev[-1]), u / np.linalg.norm(u)
 
 
-def ridge_fit(X, y, lam_rel=DEFAULT_LAMBDAS) -> RidgeFit:
-    r"""Ridge regression of +-1 labels on features, with an unpenalised intercept, in closed form.
-
-    Minimises (1/n) sum_i (y_i - b - x_i^T beta)^2 + lam ||beta||^2, i.e.
-    beta = (X_c^T X_c / n + lam I)^{-1} X_c^T y / n on centered features X_c and b = y_bar - x_bar^T beta.
-    ``lam = lam_rel * tr(X_c^T X_c / n) / d``, so the rule does not depend on the scale of the features.
-    Solved through one eigendecomposition of the smaller of the d x d matrix X_c^T X_c / n and the n x n Gram
-    X_c X_c^T / n (push-through identity when n < d).
-
-    If ``lam_rel`` holds several values, the one with the smallest exact leave-one-out squared error is used:
-    the hat matrix is H = 11^T/n + X_c (X_c^T X_c + n lam I)^{-1} X_c^T and the LOO residual is r_i / (1 - H_ii).
-    """
-    X = _features("X", X)
-    yv = _signs("y", y, X.shape[0])
-    grid = lambda_grid(lam_rel)
-    if not np.any(X != X[0]):
-        raise ValueError("X must not have all rows equal (the centered features vanish)")
-    return ridge_path(Decomposition.of(X), yv, grid)
-
-
 def lambda_grid(lam_rel) -> np.ndarray:
+    """``lam_rel`` (a positive number or a 1-D array of them) as a 1-D float array; ValueError otherwise."""
     grid = np.atleast_1d(np.asarray(lam_rel, dtype=float))
     if grid.ndim != 1 or not np.all(np.isfinite(grid)) or not np.all(grid > 0):
         raise ValueError(f"lam_rel must be a positive number or a 1-D array of positive numbers, got {lam_rel!r}")
@@ -114,6 +95,20 @@ def lambda_grid(lam_rel) -> np.ndarray:
 
 
 def ridge_path(dec: Decomposition, yv: np.ndarray, grid: np.ndarray) -> RidgeFit:
+    r"""Ridge regression of +-1 labels ``yv`` (floats) on the features of ``dec`` (``Decomposition.of(X)``),
+    with an unpenalised intercept, in closed form, for every relative penalty of ``grid`` (``lambda_grid``).
+    Arguments are not checked (the experiment's call; the downstream tests check it against lstsq and a
+    brute-force leave-one-out).
+
+    Minimises (1/n) sum_i (y_i - b - x_i^T beta)^2 + lam ||beta||^2, i.e.
+    beta = (X_c^T X_c / n + lam I)^{-1} X_c^T y / n on centered features X_c and b = y_bar - x_bar^T beta.
+    ``lam = lam_rel * tr(X_c^T X_c / n) / d``, so the rule does not depend on the scale of the features.
+    Solved through one eigendecomposition of the smaller of the d x d matrix X_c^T X_c / n and the n x n Gram
+    X_c X_c^T / n (push-through identity when n < d).
+
+    If ``grid`` holds several values, the one with the smallest exact leave-one-out squared error is used:
+    the hat matrix is H = 11^T/n + X_c (X_c^T X_c + n lam I)^{-1} X_c^T and the LOO residual is r_i / (1 - H_ii).
+    """
     Xc, ev, vec = dec.Xc, dec.ev, dec.vec
     n, d = Xc.shape
     y_mean = yv.mean()

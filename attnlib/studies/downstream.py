@@ -22,9 +22,9 @@ Theory (conditional on the vocabulary, h = mu + Zs/V, W' the Wishart part, see t
     * :func:`spectral_accuracy`: classifying by the sign of the projection on the top eigenvector u_hat of S.
       A sequence outside the training set has projection with class mean +-a <u_hat, h> and variance
       u_hat^T Sigma_n u_hat = u_hat^T Sigma u_hat - a^2 <u_hat, h>^2, with <u_hat, h>^2 = ||h||^2 x (sample
-      overlap with h) and u_hat^T Sigma u_hat = l^2 / lambda (l population outlier, lambda sample outlier; see
-      :func:`outlier_quadratic_form`). Gaussian approximation: Phi(a abs(<u_hat, h>) / sd). These are the
-      spike formulas of Theorems 3-4, which assume the bulk law (many tokens per pooled vector).
+      overlap with h) and u_hat^T Sigma u_hat = l^2 / lambda (l population outlier, lambda sample outlier; the
+      ``quad`` of :class:`SpectralPrediction`, derived below). Gaussian approximation: Phi(a abs(<u_hat, h>) / sd).
+      These are the spike formulas of Theorems 3-4, which assume the bulk law (many tokens per pooled vector).
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ __all__ = [
     "label_position",
     "labels",
     "label_signal",
-    "outlier_quadratic_form",
     "SpectralPrediction",
     "spectral_accuracy",
     "label_snr",
@@ -123,8 +122,9 @@ def label_signal(w, R, position: int) -> float:
 # --------------------------------------------------------------------------------------------------- theory
 
 
-def outlier_quadratic_form(setting: Setting) -> float:
-    r"""u_hat^T Sigma u_hat for the top eigenvector u_hat of S, Sigma = Cov(c | E): l^2 / lambda.
+def _quadratic_form(sp: theory.Spike) -> float:
+    r"""u_hat^T Sigma u_hat for the top eigenvector u_hat of S, Sigma = Cov(c | E): l^2 / lambda of the spike
+    ``sp`` of h (the ``quad`` of :func:`spectral_accuracy`).
 
     Derivation: the eigenvalues of S = Sigma^{1/2} Y Sigma^{1/2} are those of Y^{1/2} Sigma Y^{1/2}; perturbing
     Sigma -> Sigma + eps Sigma^2 moves the outlier by (Hellmann-Feynman) d lambda/d eps = lambda u_hat^T Sigma u_hat.
@@ -132,12 +132,6 @@ def outlier_quadratic_form(setting: Setting) -> float:
     l -> l + eps l^2, by exactly l^2, so u_hat^T Sigma u_hat = l^2 / lambda
     = kappa (x + 1)(x + delta)/(x + gamma), x = theta - delta. ``nan`` below the sample threshold.
     """
-    check_setting(setting)
-    return _quadratic_form(setting.signal_h())
-
-
-def _quadratic_form(sp: theory.Spike) -> float:
-    """l^2 / lambda of a spike (nan below the sample threshold)."""
     return float(sp.population_eigenvalue**2 / sp.sample_eigenvalue)
 
 

@@ -65,10 +65,6 @@ class Spike:
     direction: str = "spike"
 
     @property
-    def population_detectable(self):
-        return np.isfinite(self.population_eigenvalue)
-
-    @property
     def sample_detectable(self):
         return np.isfinite(self.sample_eigenvalue)
 

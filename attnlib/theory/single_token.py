@@ -23,7 +23,7 @@ mean 1, variance :math:`\gamma/\delta` and the same third moment, and the fourth
 :math:`(\gamma/\delta)^2`, which is the :math:`T_\text{eff} = 1` case of :func:`attnlib.studies.token_mixing.m4_shift`.
 
 * :func:`count_population`: the atoms and masses of :math:`H_\lambda` (Poisson tail cut at ``tail``);
-* :func:`inverse_stieltjes`: :math:`z(m)`; :func:`stieltjes`: :math:`m(z)` by Newton's method, continued from
+* :func:`stieltjes`: :math:`m(z)`, the inverse of the explicit :math:`z(m)`, by Newton's method, continued from
   far above the real axis down to it, vectorised over z; :func:`density`;
 * :func:`lower_edge`: the largest value of :math:`z(m)` over :math:`m > 0`; :func:`moments`: exact moments;
 * :func:`one_token_law`: the law as an :class:`attnlib.theory.spectral_laws.Law` (for ``ks_distance``, ``histogram_l1``).
@@ -42,8 +42,7 @@ from scipy.stats import poisson
 from attnlib.numerics import checks as _v
 from attnlib.theory.spectral_laws import Law
 
-__all__ = ["count_population", "inverse_stieltjes", "stieltjes", "density", "lower_edge", "moments",
-           "one_token_law"]
+__all__ = ["count_population", "stieltjes", "density", "lower_edge", "moments", "one_token_law"]
 
 #: The Poisson tail beyond the last atom kept by :func:`count_population`.
 TAIL = 1e-15
@@ -88,19 +87,6 @@ def _z(m, delta, tau, p):
     return z, dz
 
 
-def inverse_stieltjes(m, delta, gamma, kappa=1.0):
-    r""":math:`z(m) = \kappa\,(-1/m + \int \tau\,dH_\lambda(\tau)/(1 + \delta\tau m/\kappa))` at ``m`` (vectorised).
-
-    The inverse of the Stieltjes transform of the law of scale ``kappa``: ``stieltjes(inverse_stieltjes(m)) = m``
-    for m in the upper half plane.
-    """
-    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
-    tau, p = count_population(delta, gamma)
-    m = np.asarray(m, dtype=complex if np.iscomplexobj(m) else float)
-    z, _ = _z(m * kappa, delta, tau, p)
-    return kappa * z
-
-
 def _solve(z, delta, tau, p, *, steps: int = 12, newton: int = 15):
     """m(z) for complex z (Im z > 0), scale 1: Newton's method continued along z_j = Re z + i eta_j.
 
@@ -131,8 +117,9 @@ def _solve(z, delta, tau, p, *, steps: int = 12, newton: int = 15):
 def stieltjes(z, delta, gamma, kappa=1.0):
     r"""Stieltjes transform :math:`m(z) = \int dF(x)/(x - z)` of the one-token law of scale ``kappa``.
 
-    ``z`` complex with Im z > 0 (any shape). Raises ValueError if a point did not converge (residual of
-    :func:`inverse_stieltjes` above 1e-8 relative).
+    ``z`` complex with Im z > 0 (any shape). Raises ValueError if a point did not converge (residual of the
+    explicit map :math:`z(m) = -1/m + \kappa \int \tau\,dH_\lambda(\tau)/(1 + \delta\kappa\tau m)` above 1e-8
+    relative).
     """
     delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
     z = np.asarray(z, dtype=complex)

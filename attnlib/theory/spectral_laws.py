@@ -1,8 +1,8 @@
 r"""Spectral laws as objects: an atom at 0 and a density on an interval, with an accurate CDF.
 
 :func:`bulk_law` (:math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)`) and :func:`mp_law` return a
-:class:`Law` (edges, atom at 0, density and an accurate, vectorised CDF); :func:`bulk_cdf` / :func:`mp_cdf` are
-the CDFs as plain functions; :func:`mp_moments` (Narayana polynomials). The one-token law
+:class:`Law` (edges, atom at 0, density and an accurate, vectorised CDF, ``Law.cdf``); :func:`mp_moments`
+(Narayana polynomials). The one-token law
 (:func:`attnlib.theory.single_token.one_token_law`) and the law with a population
 (:func:`attnlib.theory.population.law`) are :class:`Law` objects too.
 """
@@ -18,7 +18,7 @@ import numpy as np
 from attnlib.numerics import checks as _v
 from attnlib.theory import _law as _bulk
 
-__all__ = ["Law", "bulk_law", "mp_law", "bulk_cdf", "mp_cdf", "mp_moments", "edge_map", "make_law"]
+__all__ = ["Law", "bulk_law", "mp_law", "mp_moments", "edge_map", "make_law"]
 
 _GRID = 2**14 + 1
 
@@ -97,16 +97,6 @@ def mp_law(ratio, scale=1.0) -> Law:
     lo, hi = _bulk.mp_edges(ratio, scale)
     return make_law(f"scale MP_{ratio:g}", lambda x: _bulk.mp_density(x, ratio, scale), lo, hi,
                 max(0.0, 1.0 - 1.0 / ratio))
-
-
-def bulk_cdf(x, delta, gamma, kappa=1.0):
-    r"""CDF of :math:`\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)` at ``x`` (atom at 0 included), vectorised."""
-    return bulk_law(delta, gamma, kappa).cdf(x)
-
-
-def mp_cdf(x, ratio, scale=1.0):
-    """CDF of ``scale * MP_ratio`` at ``x`` (atom at 0 included), vectorised."""
-    return mp_law(ratio, scale).cdf(x)
 
 
 def mp_moments(k: int, ratio) -> np.ndarray:

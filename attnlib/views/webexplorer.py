@@ -21,13 +21,16 @@ Kinds (``KINDS``): the three explorers of :mod:`attnlib.views.explorers` with th
 "sample_recovery" (recovery cos^2(v_hat, u) and the outlier against ||mu||^2 for mean, causal and optimal
 pooling, at the population or the sample level; controls: the R family and its parameter, delta, gamma for the
 sample level, and the ||mu||^2 of the read-out); "family" (the weights of an R family, its parameter, and the
-recovery they give); and the one-knob figures along theta "population" (theta) and "sample" (theta, gamma),
-which have no still image and are superseded by the recovery kinds (kept while chapters embed them); and
-"primer" (the primer page's figure: a ``view`` switch between the Marchenko-Pastur law MP_delta with its
-Stieltjes transform, a spike of strength theta on it with the secular equation, and MP_delta ⊠ MP_gamma against
-its two factors; controls delta, gamma, theta, each shown in the views it acts in); and "heads" (concatenated
-causal heads: their number, each head's tau, anti-causal even heads; the outliers of S along
-||mu||^2 and the threshold as heads are added, ``attnlib.theory.heads``).
+recovery they give); "primer" (the primer page's figure: a ``view`` switch between the Marchenko-Pastur law
+MP_delta with its Stieltjes transform, a spike of strength theta on it with the secular equation, and
+MP_delta ⊠ MP_gamma against its two factors; controls delta, gamma, theta, each shown in the views it acts
+in); and "heads" (concatenated causal heads: their number, each head's tau, anti-causal even heads; the
+outliers of S along ||mu||^2 and the threshold as heads are added, ``attnlib.theory.heads``).
+
+A kind is one record, a :class:`Kind` of ``KINDS``: its controls, its overlay, its still and the script of its
+renderer, named together. A new kind is that record, its overlay and still functions (in
+:mod:`attnlib.views.weboverlays` and :mod:`attnlib.views.webstills`, or none), its renderer (a file of
+``_ext/web/``, listed in ``_ext/live_explorers.py`` if new) and the page that embeds it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from IPython.display import HTML
@@ -46,19 +51,26 @@ from attnlib import theory
 from attnlib.views.figures import phase
 from attnlib.views.plotting import COLORS
 
-__all__ = ["KINDS", "LiveExplorer", "embed", "payload"]
-
-KINDS = ("spectrum", "phase", "weights", "bulk", "population", "sample", "population_recovery", "sample_recovery",
-         "family", "primer", "heads")
-
+__all__ = ["Kind", "KINDS", "LiveExplorer", "embed", "payload"]
 
 @dataclass(frozen=True)
-class _Kind:
-    """Controls (rows of state fields), state fields set only here (``fixed``), new defaults and labels, and
-    ``shown``: (control, (field, values)) pairs that show a control only while the state's field is one of the
-    values, for this kind alone (as a control's own ``shown_when``)."""
+class Kind:
+    """One kind of live figure, with every part of it named here.
+
+    ``rows``: its controls, rows of state fields (:data:`attnlib.views.controls.CONTROLS`); ``overlay``: the
+    function ``(state, fixed) -> dict`` that simulates its overlay when a chapter executes
+    (:mod:`attnlib.views.weboverlays`), or None (theory only); ``still``: the function ``payload -> figure`` that
+    draws it for print (:mod:`attnlib.views.webstills`); ``script``: the file of ``_ext/web/`` whose renderer
+    draws it live (the script sets ``window.attnlibWeb.kinds[kind]``; tests/browser/test_js_kinds.py checks
+    that each kind's renderer is there and nowhere else). Optional: state fields set only here (``fixed``), new
+    defaults and labels, and ``shown``: (control, (field, values)) pairs that show a control only while the
+    state's field is one of the values, for this kind alone (as a control's own ``shown_when``).
+    """
 
     rows: tuple
+    overlay: Callable[[dict, dict], dict] | None
+    still: Callable[[dict], object]
+    script: str
     fixed: tuple = ()
     defaults: tuple = ()
     labels: tuple = ()
@@ -67,28 +79,30 @@ class _Kind:
 
 _R_FAMILY = ("family", "r", "L")
 _RECOVERY = dict(fixed=(("T", 16), ("tau", 0.0)), labels=(("mu_norm2", "‖μ‖² (read-out)"),))
-_KINDS = {  # the rows of "spectrum", "phase" and "weights" are the ipywidgets explorers' (controls.LAYOUTS)
-    "spectrum": _Kind(()),
-    "phase": _Kind(()),
-    "weights": _Kind(()),
-    "bulk": _Kind((("delta", "gamma"),)),
-    "population": _Kind((("theta",),), fixed=(("delta", 0.5),), defaults=(("theta", 2.0),),
-                        labels=(("theta", "θ (units of κ)"),)),
-    "sample": _Kind((("theta", "gamma"),), fixed=(("delta", 0.5),), defaults=(("theta", 3.0), ("gamma", 1.0)),
-                    labels=(("theta", "θ (units of κ)"),)),
-    "population_recovery": _Kind((_R_FAMILY, ("delta", "mu_norm2")),
-                                 defaults=(("family", "prefix"), ("mu_norm2", 0.5)), **_RECOVERY),
-    "sample_recovery": _Kind((_R_FAMILY, ("delta", "gamma", "mu_norm2")),
-                             defaults=(("family", "prefix"), ("gamma", 1.0), ("mu_norm2", 0.5)), **_RECOVERY),
-    "family": _Kind((_R_FAMILY,), fixed=(("T", 16), ("delta", 0.5), ("gamma", 0.25), ("mu_norm2", 0.5))),
-    "primer": _Kind((("view",), ("delta", "gamma", "theta")), defaults=(("theta", 2.0),),
-                    labels=(("theta", "θ (spike)"),),
-                    shown=(("gamma", ("view", controls.PRIMER_VIEWS[2:])),
-                           ("theta", ("view", controls.PRIMER_VIEWS[1:])))),
-    "heads": _Kind((_R_FAMILY, ("heads", "anticausal"), ("tau1", "tau2", "tau3", "tau4"),
-                    ("delta", "gamma", "mu_norm2")), fixed=(("T", 16),),
-                   defaults=(("family", "blocks"), ("gamma", 1.0), ("mu_norm2", 1.5)),
-                   labels=(("mu_norm2", "‖μ‖² (read-out)"),)),
+_O, _S = weboverlays, webstills
+#: The kinds of live figure, by name. The first three are the ipywidgets explorers (their rows:
+#: :data:`attnlib.views.controls.LAYOUTS`).
+KINDS: dict[str, Kind] = {
+    "spectrum": Kind(controls.LAYOUTS["spectrum"], _O.spectrum_draws, _S.spectrum_still, "attnlib-kinds-spectrum.js"),
+    "phase": Kind(controls.LAYOUTS["phase"], _O.spike_draws, _S.phase_still, "attnlib-kinds-spikes.js"),
+    "weights": Kind(controls.LAYOUTS["weights"], _O.sign_draws, _S.weights_still, "attnlib-kinds-weights.js"),
+    "bulk": Kind((("delta", "gamma"),), _O.bulk_draws, _S.bulk_still, "attnlib-kinds-spectrum.js"),
+    "population_recovery": Kind((_R_FAMILY, ("delta", "mu_norm2")), partial(_O.recovery_draws, "population"),
+                                _S.recovery_still, "attnlib-kinds-recovery.js",
+                                defaults=(("family", "prefix"), ("mu_norm2", 0.5)), **_RECOVERY),
+    "sample_recovery": Kind((_R_FAMILY, ("delta", "gamma", "mu_norm2")), partial(_O.recovery_draws, "sample"),
+                            _S.recovery_still, "attnlib-kinds-recovery.js",
+                            defaults=(("family", "prefix"), ("gamma", 1.0), ("mu_norm2", 0.5)), **_RECOVERY),
+    "family": Kind((_R_FAMILY,), _O.family_draws, _S.family_still, "attnlib-kinds-weights.js",
+                   fixed=(("T", 16), ("delta", 0.5), ("gamma", 0.25), ("mu_norm2", 0.5))),
+    "primer": Kind((("view",), ("delta", "gamma", "theta")), None, _S.primer_still, "attnlib-kinds-primer.js",
+                   defaults=(("theta", 2.0),), labels=(("theta", "θ (spike)"),),
+                   shown=(("gamma", ("view", controls.PRIMER_VIEWS[2:])),
+                          ("theta", ("view", controls.PRIMER_VIEWS[1:])))),
+    "heads": Kind((_R_FAMILY, ("heads", "anticausal"), ("tau1", "tau2", "tau3", "tau4"),
+                   ("delta", "gamma", "mu_norm2")), _O.heads_draws, _S.heads_still, "attnlib-kinds-heads.js",
+                  fixed=(("T", 16),), defaults=(("family", "blocks"), ("gamma", 1.0), ("mu_norm2", 1.5)),
+                  labels=(("mu_norm2", "‖μ‖² (read-out)"),)),
 }
 _PRINT_DPI = 150  # the still images are for print
 # How a fixed parameter given to payload() is checked.
@@ -107,7 +121,7 @@ def _grid(control) -> list:
 def _spec(name: str, kind: str) -> dict:
     """The JSON description of one control (the JS builds the widget from it)."""
     control = controls.CONTROLS[name]
-    spec = {"name": name, "kind": control.kind, "label": dict(_KINDS[kind].labels).get(name, control.label),
+    spec = {"name": name, "kind": control.kind, "label": dict(KINDS[kind].labels).get(name, control.label),
             "help": control.help}
     if control.kind == "float":
         spec["values"] = _grid(control)
@@ -115,7 +129,7 @@ def _spec(name: str, kind: str) -> dict:
         spec.update(low=int(control.low), high=control.high if isinstance(control.high, str) else int(control.high))
     elif control.options:
         spec["options"] = [[value, text] for value, text in control.options]
-    when = dict(_KINDS[kind].shown).get(name, control.shown_when)
+    when = dict(KINDS[kind].shown).get(name, control.shown_when)
     if when:
         spec["shown_when"] = [when[0], list(when[1])]
     return spec
@@ -147,8 +161,8 @@ def _check_value(name: str, value, spec: dict, state: dict):
 def _state(kind: str, overrides: dict) -> tuple[dict, dict, list]:
     """(state, fixed, control rows) of ``kind`` with ``overrides`` validated and applied."""
     _v.choice("kind", kind, KINDS)
-    info = _KINDS[kind]
-    rows = [[_spec(name, kind) for name in row] for row in (info.rows or controls.LAYOUTS[kind])]
+    info = KINDS[kind]
+    rows = [[_spec(name, kind) for name in row] for row in info.rows]
     specs = {spec["name"]: spec for row in rows for spec in row}
     fixed = dict(info.fixed)
     allowed = list(specs) + list(fixed)
@@ -180,14 +194,14 @@ def payload(kind: str, **state) -> dict:
     **state
         Settings of the figure's controls (each on its slider's grid or among its options) and of its fixed
         parameters (``T`` and ``tau`` for the recovery kinds; ``T``, ``delta``, ``gamma``, ``mu_norm2`` for
-        "family"; ``delta`` for "population" and "sample"); the rest take their defaults.
+        "family"); the rest take their defaults.
 
     Returns
     -------
     dict
         ``kind``, ``controls`` (rows of control descriptions), ``state`` (the starting values), ``fixed``,
         ``colors``, ``regions`` (the phase diagram's, for "phase") and ``simulations`` (the precomputed
-        overlays, :func:`attnlib.views.weboverlays.simulations`).
+        overlays, by the kind's ``overlay``; empty if it has none).
     """
     state, fixed, rows = _state(kind, state)
     data = {"kind": kind, "controls": rows, "state": state, "fixed": fixed, "colors": dict(COLORS)}
@@ -195,7 +209,8 @@ def payload(kind: str, **state) -> dict:
         # the region names and colours of the phase figure
         data["regions"] = [[name, phase.REGIONS[key], color] for name, key, color in
                            zip(theory.REGIONS, phase.REGION_KEYS, phase.REGION_COLORS)]
-    data["simulations"] = weboverlays.simulations(kind, state, fixed)
+    overlay = KINDS[kind].overlay
+    data["simulations"] = overlay(state, fixed) if overlay is not None else {}
     return data
 
 
@@ -204,8 +219,8 @@ class LiveExplorer(HTML):
     stable line of text (``repr``).
 
     Attributes: ``kind``, ``state`` (the controls' and fixed parameters' values it starts from), ``payload``
-    (the :func:`payload` embedded in the HTML) and ``figure`` (the still, a matplotlib figure, or None for the
-    kinds without one).
+    (the :func:`payload` embedded in the HTML) and ``figure`` (the still, a matplotlib figure, or None if the
+    kind's still function returns none).
     """
 
     def __init__(self, kind: str, data: dict, html: str, figure=None):
@@ -243,4 +258,4 @@ def embed(kind: str, **state) -> LiveExplorer:
             '<p class="attnlib-explorer-fallback">Interactive figure: its controls work in the HTML version of '
             'this book, with no Python needed.</p>'
             f'<script type="application/json" class="attnlib-explorer-data">{text}</script></div>')
-    return LiveExplorer(kind, data, html, webstills.still(data) if kind in webstills.KINDS else None)
+    return LiveExplorer(kind, data, html, KINDS[kind].still(data))

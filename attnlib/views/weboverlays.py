@@ -3,7 +3,9 @@ r"""The simulated overlays of the live figures (:mod:`attnlib.views.webexplorer`
 What a browser cannot recompute, the simulation, is done here with :func:`attnlib.sweep` (and, for the spectrum,
 the explorers' own :func:`attnlib.views.figures.spectrum.spectrum_simulation`), with fixed seeds, for a figure's default
 setting and a few single changes of it. Every number is rounded to 6 significant digits, so that the payload
-is stable text. :func:`simulations` returns the overlay of one kind as a JSON-ready dict.
+is stable text. Each function here takes a figure's starting ``state`` and fixed parameters ``fixed`` and
+returns the overlay of its kinds as a JSON-ready dict; the record of a kind
+(:data:`attnlib.views.webexplorer.KINDS`) names its function.
 
 Each overlay stores the settings it was simulated at under ``state``, holding only the fields that define
 them (``relevant``: the Markov ``r`` only for the Markov family, the block length ``L`` only for the block
@@ -25,14 +27,15 @@ from attnlib.numerics.linalg import zero_mask
 from attnlib.engine.montecarlo import sweep
 from attnlib.model.setting import Setting, sizes_for
 
-__all__ = ["simulations", "relevant", "MU2_GRID", "RECOVERY_D", "RECOVERY_TRIALS"]
+__all__ = ["spectrum_draws", "bulk_draws", "spike_draws", "recovery_draws", "sign_draws", "family_draws",
+           "heads_draws", "relevant", "MU2_GRID", "RECOVERY_D", "RECOVERY_TRIALS"]
 
 # Sizes and seeds (one chapter's budget: every kind embeds in a few seconds).
 _SPECTRUM_D, _SPECTRUM_SEED = 400, 0  # the ipywidgets explorer's "simulate" button: d = 400, seed 0
 _BULK_D, _BULK_DRAWS, _BULK_T, _BULK_SEED, _BINS = 400, 2, 16, 2, 50
 _RATIO_GRID = (0.25, 0.5, 1.0, 2.0)
 _THETA_GRID = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
-_SPIKE_D, _SPIKE_T, _SPIKE_TRIALS, _SPIKE_SEED, _POP_SEED = 300, 16, 4, 401, 301
+_SPIKE_D, _SPIKE_T, _SPIKE_TRIALS, _SPIKE_SEED = 300, 16, 4, 401
 _SIGNS_N, _SIGNS_SEED = 20000, 5
 _CAUSAL_TAUS = (0.0, 1.0, 2.0, 4.0, 8.0)
 _FAMILY_D, _FAMILY_TRIALS, _FAMILY_SEED = 300, 4, 52  # chapter 05: d = 300, V = 600, N = 1200
@@ -83,8 +86,9 @@ def _histogram(eigenvalues, scale: float = 1.0) -> dict:
     return {"range": [0.0, hi], "counts": counts.tolist(), "n": int(nonzero.size), "zeros": _r(zeros.mean())}
 
 
-def _spectrum_draws(state: dict) -> dict:
-    """One simulated spectrum (d = 400, default_rng(0)) for the state and for single changes of it."""
+def spectrum_draws(state: dict, fixed: dict) -> dict:
+    """One simulated spectrum (d = 400, default_rng(0)) for the state and for single changes of it (kind
+    "spectrum")."""
 
     variants = [{}, {"delta": 0.25}, {"delta": 1.0}, {"gamma": 0.5}, {"gamma": 1.0}, {"mu_norm2": 0.0},
                 {"weighting": "causal"}, {"weighting": "optimal"}, {"family": "independent"}, {"centered": False}]
@@ -101,8 +105,9 @@ def _spectrum_draws(state: dict) -> dict:
     return {"d": _SPECTRUM_D, "seed": _SPECTRUM_SEED, "draws": draws}
 
 
-def _bulk_draws(state: dict) -> dict:
-    """One spectrum per (delta, gamma) of the grid (and the state's): no signal, independent signs, mean pooling."""
+def bulk_draws(state: dict, fixed: dict) -> dict:
+    """One spectrum per (delta, gamma) of the grid (and the state's): no signal, independent signs, mean pooling
+    (kind "bulk")."""
     pairs = [(a, b) for a in _RATIO_GRID for b in _RATIO_GRID]
     if (state["delta"], state["gamma"]) not in pairs:
         pairs.insert(0, (state["delta"], state["gamma"]))
@@ -116,8 +121,9 @@ def _bulk_draws(state: dict) -> dict:
     return {"d": _BULK_D, "T": _BULK_T, "draws_per_setting": _BULK_DRAWS, "draws": draws}
 
 
-def _spike_points(delta: float, gammas, level: str, trials: int, seed: int) -> list:
-    """Mean and sd over trials of the top eigenvalue (in units of kappa) and cos^2 with h, along _THETA_GRID.
+def _spike_points(delta: float, gammas) -> list:
+    """Mean and sd over the trials of the top eigenvalue of S (in units of kappa) and its cos^2 with h, along
+    _THETA_GRID, for each gamma.
 
     Independent signs and mean pooling (alpha/kappa = 1), so theta = ||mu||^2 + delta (theta >= delta).
     """
@@ -126,28 +132,27 @@ def _spike_points(delta: float, gammas, level: str, trials: int, seed: int) -> l
         V, N = sizes_for(_SPIKE_D, delta, gamma)
         base = Setting(d=_SPIKE_D, V=V, N=N, mu_norm2=0.0, process=positional.independent(_SPIKE_T))
         thetas = [th for th in _THETA_GRID if th >= delta]
-        res = sweep([base.with_theta(th) for th in thetas], seed=seed, trials=trials, k=1, level=level)
+        res = sweep([base.with_theta(th) for th in thetas], seed=_SPIKE_SEED, trials=_SPIKE_TRIALS, k=1,
+                    level="sample")
         top, ov = res.values("top") / base.kappa, res.values("overlap_h")
         out.append({"gamma": gamma, "V": V, "N": N, "points": [
             {"theta": th, "top": _stat(top[i]), "overlap_h": _stat(ov[i])} for i, th in enumerate(thetas)]})
     return out
 
 
-def _spike_draws(kind: str, state: dict, fixed: dict) -> dict:
-    """The simulated points along theta of the kinds "phase", "population" and "sample"."""
-    delta = fixed.get("delta", state.get("delta"))
+def spike_draws(state: dict, fixed: dict) -> dict:
+    """The simulated points along theta of the kind "phase" (at the default delta only)."""
+    delta = state["delta"]
     out = {"d": _SPIKE_D, "trials": _SPIKE_TRIALS, "delta": delta, "curves": []}
-    if kind == "population":
-        out["curves"] = _spike_points(delta, [1.0], "population", _SPIKE_TRIALS, _POP_SEED)
-    elif kind == "sample" or delta == controls.CONTROLS["delta"].default:
-        gammas = sorted(set(_RATIO_GRID) | {state["gamma"]})
-        out["curves"] = _spike_points(delta, gammas, "sample", _SPIKE_TRIALS, _SPIKE_SEED)
+    if delta == controls.CONTROLS["delta"].default:
+        out["curves"] = _spike_points(delta, sorted(set(_RATIO_GRID) | {state["gamma"]}))
     return out
 
 
-def _recovery_draws(level: str, state: dict, fixed: dict) -> dict:
+def recovery_draws(level: str, state: dict, fixed: dict) -> dict:
     """cos^2 with u and the top eigenvalue (units of kappa) of mean, causal and optimal pooling along MU2_GRID,
-    at the population or sample ``level``, for the state's R and ratios and for single changes of them."""
+    at the population or sample ``level``, for the state's R and ratios and for single changes of them (kinds
+    "population_recovery" and "sample_recovery")."""
     names = ("family", "r", "L", "delta") + (("gamma",) if level == "sample" else ())
     changes = [{}] + [{"family": f} for f in positional.FAMILIES]
     changes += [{name: v} for name, values in _RECOVERY_CHANGES.items() if name in names for v in values]
@@ -175,9 +180,9 @@ def _recovery_draws(level: str, state: dict, fixed: dict) -> dict:
     return {"d": RECOVERY_D, "trials": RECOVERY_TRIALS, "level": level, "settings": out}
 
 
-def _sign_draws(state: dict) -> dict:
+def sign_draws(state: dict, fixed: dict) -> dict:
     """alpha/kappa measured on sampled sign sequences (w^T R_hat w / ||w||^2), for every family at the state's
-    T, r, L: mean, optimal and causal pooling along a few tau."""
+    T, r, L: mean, optimal and causal pooling along a few tau (kind "weights")."""
     out = []
     for i, family in enumerate(positional.FAMILIES):
         params = {**state, "family": family}
@@ -191,9 +196,9 @@ def _sign_draws(state: dict) -> dict:
     return {"n": _SIGNS_N, "families": out}
 
 
-def _family_draws(state: dict, fixed: dict) -> dict:
+def family_draws(state: dict, fixed: dict) -> dict:
     """Simulated overlap with u of mean / causal / optimal pooling, for every family at the state's r and L
-    (chapter 05's sizes)."""
+    (chapter 05's sizes; kind "family")."""
     V, N = sizes_for(_FAMILY_D, fixed["delta"], fixed["gamma"])
     keys = [relevant({**state, "family": family}, ("family", "r", "L")) for family in positional.FAMILIES]
     pairs = [(key, name) for key in keys for name in _w.NAMED]
@@ -206,9 +211,9 @@ def _family_draws(state: dict, fixed: dict) -> dict:
     return {"d": _FAMILY_D, "V": V, "N": N, "trials": _FAMILY_TRIALS, "points": points}
 
 
-def _heads_draws(state: dict, fixed: dict) -> dict:
+def heads_draws(state: dict, fixed: dict) -> dict:
     """The top eigenvalues of S (one per spike of the theory, mean and sd over trials) along _HEADS_MU2, for
-    the state's heads and for one head fewer and the heads all causal."""
+    the state's heads and for one head fewer and the heads all causal (kind "heads")."""
     out = []
     for change in ({}, {"heads": str(max(1, int(state["heads"]) - 1))},
                    {"anticausal": not state["anticausal"]}):
@@ -228,24 +233,3 @@ def _heads_draws(state: dict, fixed: dict) -> dict:
             points.append([mu2, [_stat(tops[:, j]) for j in range(k)]])
         out.append({"state": key, "V": V, "N": N, "points": points})
     return {"d": _HEADS_D, "trials": _HEADS_TRIALS, "settings": out}
-
-
-def simulations(kind: str, state: dict, fixed: dict) -> dict:
-    """The simulated overlay of a live figure of ``kind`` starting at ``state`` (fixed parameters ``fixed``)."""
-    if kind == "spectrum":
-        return _spectrum_draws(state)
-    if kind == "bulk":
-        return _bulk_draws(state)
-    if kind in ("phase", "population", "sample"):
-        return _spike_draws(kind, state, fixed)
-    if kind in ("population_recovery", "sample_recovery"):
-        return _recovery_draws(kind.split("_")[0], state, fixed)
-    if kind == "weights":
-        return _sign_draws(state)
-    if kind == "family":
-        return _family_draws(state, fixed)
-    if kind == "primer":
-        return {}  # theory only: the primer's own figures put the laws over simulated spectra
-    if kind == "heads":
-        return _heads_draws(state, fixed)
-    raise ValueError(f"kind must be one of the live figures' kinds, got {kind!r}")

@@ -1,8 +1,9 @@
 r"""The still images of the live figures (:mod:`attnlib.views.webexplorer`): what a printed book shows instead.
 
-:func:`still` draws the figure of a payload (:func:`attnlib.views.webexplorer.payload`) in its starting state, as a
-matplotlib figure: the same curves as the live figure (from :mod:`attnlib.theory` and :mod:`attnlib.model.weights`)
-and the same simulated overlay (the payload's, at that state). The three explorers ("spectrum", "phase",
+Each ``*_still`` function draws the figure of a payload (:func:`attnlib.views.webexplorer.payload`) in its
+starting state, as a matplotlib figure: the same curves as the live figure (from :mod:`attnlib.theory` and
+:mod:`attnlib.model.weights`) and the same simulated overlay (the payload's, at that state); the record of a kind
+(:data:`attnlib.views.webexplorer.KINDS`) names its function. The three explorers ("spectrum", "phase",
 "weights") are drawn by :mod:`attnlib.views.figures` (the explorers' figures); the other kinds here.
 
 Figures are made without pyplot (or closed from it at once), so that a notebook cell that builds one does not
@@ -21,7 +22,8 @@ from attnlib.model import weights as _w
 from attnlib.views import controls, figures
 from attnlib.views.plotting import COLORS
 
-__all__ = ["KINDS", "still", "recovery_curves", "MU2_MAX", "heads_matrix", "heads_curves"]
+__all__ = ["spectrum_still", "phase_still", "weights_still", "bulk_still", "recovery_still", "family_still",
+           "primer_still", "heads_still", "recovery_curves", "MU2_MAX", "heads_matrix", "heads_curves"]
 
 #: Right end of the ||mu||^2 axis of the recovery figures (the read-out's ||mu||^2 widens it).
 MU2_MAX = 2.0
@@ -53,19 +55,26 @@ def _from_pyplot(fig):
     return fig
 
 
-def _explorer_still(data: dict):
-
-    kind, s, sims = data["kind"], data["state"], data["simulations"]
-    if kind == "spectrum":
-        fig = figures.spectrum.spectrum_figure(figures.spectrum.SpectrumState(**s), simulate_d=sims["d"], seed=sims["seed"])[0]
-    elif kind == "phase":
-        fig = figures.phase.phase_figure(figures.phase.PhaseState(**s))[0]
-    else:
-        fig = figures.weights.weights_figure(figures.weights.WeightsState(**s))[0]
-    return _from_pyplot(fig)
+def spectrum_still(data: dict):
+    """The spectrum explorer's figure (:mod:`attnlib.views.figures.spectrum`), with the payload's simulation."""
+    s, sims = data["state"], data["simulations"]
+    spectrum = figures.spectrum
+    return _from_pyplot(spectrum.spectrum_figure(spectrum.SpectrumState(**s), simulate_d=sims["d"],
+                                                 seed=sims["seed"])[0])
 
 
-def _bulk_still(data: dict):
+def phase_still(data: dict):
+    """The phase explorer's figure (:mod:`attnlib.views.figures.phase`)."""
+    return _from_pyplot(figures.phase.phase_figure(figures.phase.PhaseState(**data["state"]))[0])
+
+
+def weights_still(data: dict):
+    """The weights explorer's figure (:mod:`attnlib.views.figures.weights`)."""
+    return _from_pyplot(figures.weights.weights_figure(figures.weights.WeightsState(**data["state"]))[0])
+
+
+def bulk_still(data: dict):
+    """The bulk law MP_delta ⊠ MP_gamma over the payload's simulated spectrum."""
     s, sims = data["state"], data["simulations"]
     lo, hi = theory.bulk_edges(s["delta"], s["gamma"])
     atom = theory.zero_atom(s["delta"], s["gamma"])
@@ -107,7 +116,9 @@ def recovery_curves(level: str, state: dict, fixed: dict, mu2) -> dict:
     return out
 
 
-def _recovery_still(data: dict):
+def recovery_still(data: dict):
+    """The recovery figure (population or sample level, the payload's): outliers and cos^2 with u along
+    ||mu||^2 for mean, causal and optimal pooling (:func:`recovery_curves`), with the simulated points."""
     s, f, sims = data["state"], data["fixed"], data["simulations"]
     level = sims["level"]
     population = level == "population"
@@ -148,7 +159,8 @@ def _recovery_still(data: dict):
     return fig
 
 
-def _family_still(data: dict):
+def family_still(data: dict):
+    """The weights of an R family and the recovery cos^2(v_hat, u) they give, with the simulated points."""
     from matplotlib.ticker import MaxNLocator
 
     s, f, sims = data["state"], data["fixed"], data["simulations"]
@@ -228,7 +240,7 @@ def _primer_product(left, right, delta, gamma, theta):
     right.set(xlabel="θ", ylabel="squared overlap with ĥ", ylim=(0, 1.02), title="sampling delays the transition")
 
 
-def _primer_still(data: dict):
+def primer_still(data: dict):
     """The primer's figure in its starting view (the same curves as the live figure, from attnlib.theory)."""
     s = data["state"]
     fig, (left, right) = _figure(2, 3.2)
@@ -270,7 +282,9 @@ def heads_curves(state: dict, fixed: dict, points: int = 200) -> dict:
             "spikes": _theory_heads.signal_spikes(R, W, delta, gamma, state["mu_norm2"])}
 
 
-def _heads_still(data: dict):
+def heads_still(data: dict):
+    """The spikes of concatenated causal heads along ||mu||^2 (:func:`heads_curves`) and the threshold as heads
+    are added, with the simulated outliers."""
     s, f, sims = data["state"], data["fixed"], data["simulations"]
     th = heads_curves(s, f)
     colors = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
@@ -298,17 +312,3 @@ def _heads_still(data: dict):
         ax.title.set_fontsize(9)
     _legend(fig, 4)
     return fig
-
-
-_STILLS = {"spectrum": _explorer_still, "phase": _explorer_still, "weights": _explorer_still,
-           "bulk": _bulk_still, "population_recovery": _recovery_still, "sample_recovery": _recovery_still,
-           "family": _family_still, "primer": _primer_still, "heads": _heads_still}
-#: The kinds that have a still image.
-KINDS = tuple(_STILLS)
-
-
-def still(data: dict):
-    """The still figure of a live figure's payload (:func:`attnlib.views.webexplorer.payload`), in its starting state."""
-    if not isinstance(data, dict) or data.get("kind") not in _STILLS:
-        raise ValueError(f"data must be a live figure's payload (a dict with a 'kind' among {sorted(_STILLS)})")
-    return _STILLS[data["kind"]](data)

@@ -45,16 +45,6 @@ def expected(kind: str, s: dict, f: dict) -> dict:
     if kind == "bulk":
         return {"edges": list(theory.bulk_edges(s["delta"], s["gamma"])),
                 "atom": [theory.zero_atom(s["delta"], s["gamma"])]}
-    if kind == "population":
-        sp = theory.spike(s["theta"], f["delta"], 1.0)
-        return {"threshold": [theory.thresholds(f["delta"], 1.0)[0]], "outlier": [sp.population_eigenvalue],
-                "overlap": [sp.population_overlap], "edge": [theory.mp_edges(f["delta"])[1]]}
-    if kind == "sample":
-        sp = theory.spike(s["theta"], f["delta"], s["gamma"])
-        return {"thresholds": list(theory.thresholds(f["delta"], s["gamma"])),
-                "sample": [sp.sample_eigenvalue, sp.sample_overlap],
-                "population": [sp.population_eigenvalue, sp.population_overlap],
-                "edge": [theory.bulk_edges(f["delta"], s["gamma"])[1]]}
     if kind in ("population_recovery", "sample_recovery"):
         population = kind == "population_recovery"
         gamma = 1.0 if population else s["gamma"]

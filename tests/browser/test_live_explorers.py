@@ -1,8 +1,8 @@
 """The live explorers of the built book, driven in headless Chromium like a reader would.
 
 Every page of ``_build/html`` holding ``attnlib.views.webexplorer`` blocks is opened with the network cut off (from
-the local server, and once from ``file://``), and so is a page made here (from ``file://``, with the build's
-scripts) of the kinds that no page embeds, so that every kind is checked once. For every live figure:
+the local server, and once from ``file://``); every kind is embedded by a page (tests/test_webexplorer.py), so
+every kind is checked. For every live figure:
 
 * it starts (``data-ready``), every control shows its default exactly, and no console error appears;
 * every control is moved once (a slider by one step with the keyboard, a dropdown or toggle to another value,
@@ -210,33 +210,6 @@ def test_every_control_moves_the_figure_and_the_readout_follows_attnlib(page_pat
     shots = screenshots_dir if page_path == next((p for p in PAGES if "explore" in p), None) else None
     problems = drive(browser, base_url + page_path, lambda u: u.startswith(base_url), page_path, shots)
     assert not problems, f"{page_path}:\n  " + "\n  ".join(problems)
-
-
-def embedded_kinds() -> set[str]:
-    """The kinds of the live figures of the built pages."""
-    return {kind for page in PAGES
-            for kind in re.findall(r'class="attnlib-explorer" id="[^"]+" data-kind="([a-z_]+)"',
-                                   (HTML / page).read_text(encoding="utf-8"))}
-
-
-def test_every_kind_in_a_page_of_its_own(html_root, browser, tmp_path):
-    """The kinds that no page of the book embeds (the chapter pages drive the others), in one page opened
-    from file://, loading the scripts and stylesheet of the build."""
-    from attnlib.views import webexplorer
-
-    kinds = [kind for kind in webexplorer.KINDS if kind not in embedded_kinds()]
-    SUMMARY["kinds_in_a_page_of_their_own"] = kinds
-    if not kinds:
-        pytest.skip("every kind is embedded in a page of the book")
-    static = (html_root / "_static").resolve().as_uri()
-    head = "".join([f'<link rel="stylesheet" href="{static}/{live_explorers.STYLESHEET}">']
-                   + [f'<script defer src="{static}/{name}"></script>' for name in live_explorers.SCRIPTS])
-    body = "".join(f"<h2>{kind}</h2>{webexplorer.embed(kind)._repr_html_()}" for kind in kinds)
-    page = tmp_path / "kinds.html"
-    page.write_text(f'<!doctype html><html><head><meta charset="utf-8">{head}</head>'
-                    f'<body style="width:760px">{body}</body></html>', encoding="utf-8")
-    problems = drive(browser, page.as_uri(), lambda u: u.startswith(("file:", "data:")), "every-kind")
-    assert not problems, "every kind:\n  " + "\n  ".join(problems)
 
 
 THEME_JS = """
