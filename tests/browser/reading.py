@@ -209,6 +209,10 @@ SETTLED_JS = """async () => {
   await document.fonts.ready;
   await Promise.all([...document.images].map(i => i.decode().catch(() => null)));
   for (let k = 0; k < 3; k++) await new Promise(r => requestAnimationFrame(() => r()));
+  // transitions started by a resize (the theme slides its sidebars away at a phone's width) run to their end
+  const finite = document.getAnimations().filter(a => a.effect && a.effect.getComputedTiming().endTime < Infinity);
+  await Promise.all(finite.map(a => a.finished.catch(() => null)));
+  await new Promise(r => requestAnimationFrame(() => r()));
   return true;
 }"""
 
@@ -246,7 +250,8 @@ def shoot(page, path: Path, selector: str | None = None) -> None:
     if element is None:
         raise AssertionError(f"{selector} not found for the screenshot {path.name}")
     element.scroll_into_view_if_needed()
-    element.screenshot(path=str(path))
+    # an element taller than the screen is shot in parts: the sticky header and the skip link would land on it
+    element.screenshot(path=str(path), style=".bd-header, .bd-header-article, #pst-skip-link { visibility: hidden !important; }")
 
 
 def phone_problems(m: dict, screen_height: int = PHONE[1]) -> list[str]:
