@@ -88,14 +88,19 @@ def test_controls_are_the_ipywidgets_explorers(no_simulation):
     assert 0.25 in gamma["values"]  # the phase explorer's default gamma, exactly
 
 
+#: The default of every family parameter (r = 0.6, L = 4, and those of any family added later).
+_PARAMETERS = {p.name: p.default for p in positional.PARAMETERS.values()}
+
+
 def test_state_overrides_and_fixed_parameters(no_simulation):
     data = webexplorer.payload("family", r=0.3, delta=0.25)
-    assert data["state"] == {"family": "markov", "r": 0.3, "L": 4}
+    assert data["state"] == {"family": "markov", **_PARAMETERS, "r": 0.3}
     assert data["fixed"] == {"T": 16, "delta": 0.25, "gamma": 0.25, "mu_norm2": 0.5}
     data = webexplorer.payload("sample_recovery", family="markov", r=0.3, gamma=0.5, T=8, L=8)
-    assert data["state"] == {"family": "markov", "r": 0.3, "L": 8, "delta": 0.5, "gamma": 0.5, "mu_norm2": 0.5}
+    assert data["state"] == {"family": "markov", **_PARAMETERS, "r": 0.3, "L": 8, "delta": 0.5, "gamma": 0.5,
+                             "mu_norm2": 0.5}
     assert data["fixed"] == {"T": 8, "tau": 0.0}
-    assert [[c["name"] for c in row] for row in data["controls"]] == [["family", "r", "L"],
+    assert [[c["name"] for c in row] for row in data["controls"]] == [["family", *positional.PARAMETERS],
                                                                      ["delta", "gamma", "mu_norm2"]]
     assert "gamma" not in webexplorer.payload("population_recovery")["state"]
     # a value equal to a grid value up to rounding is stored as the grid's exact value
@@ -136,9 +141,10 @@ def test_embed_writes_one_block_with_its_data():
     assert len(parser.scripts) == 1 and "<" not in parser.scripts[0]
     data = json.loads(parser.scripts[0])
     assert data == json.loads(json.dumps(out.payload))
-    assert data["state"] == {"family": "markov", "T": 16, "r": 0.6, "L": 4, "tau": 0.0}
+    assert data["state"] == {"family": "markov", "T": 16, **_PARAMETERS, "tau": 0.0}
     assert "attnlib-explorer-fallback" in text  # what a notebook shows instead of the live figure
-    assert repr(out) == "LiveExplorer('weights', family='markov', T=16, r=0.6, L=4, tau=0.0)"
+    shown = ", ".join(f"{k}={v!r}" for k, v in {"family": "markov", "T": 16, **_PARAMETERS, "tau": 0.0}.items())
+    assert repr(out) == f"LiveExplorer('weights', {shown})"  # LiveExplorer('weights', family='markov', T=16, r=0.6, ...
     from IPython.core.formatters import DisplayFormatter
 
     # HTML for the HTML book, the still PNG for print (the builders' mime priorities pick one), text otherwise

@@ -156,7 +156,11 @@
 
     update(changes) {
       const next = Object.assign({}, this.state, changes);
-      if ("T" in changes && !("L" in changes) && "L" in next) next.L = Math.min(next.L, next.T);
+      for (const { spec } of Object.values(this.inputs)) { // a slider bounded by a field (L by T) follows it
+        if (typeof spec.high === "string" && spec.high in changes && !(spec.name in changes)) {
+          next[spec.name] = Math.min(next[spec.name], next[spec.high]);
+        }
+      }
       const previous = this.state;
       this.state = next;
       this.sync();

@@ -299,7 +299,7 @@
       { ratio: 0.9, xlabel: "heads used (the first H)", ylabel: "‖μ‖² threshold", integer: true }],
     height: 280,
     theory(s, f) {
-      const R = TH.correlation(s.family, f.T, s.r, s.L);
+      const R = TH.correlation(s.family, f.T, s);
       const W = stateHeads(s, f.T);
       const [A, B] = headMatrices(R, W);
       const yStar = criticalPoint(B, s.delta, s.gamma);

@@ -13,7 +13,7 @@
   const TH = global.attnlibTheory;
   const web = (global.attnlibWeb = global.attnlibWeb || {});
   const { fmt, linspace, maxFinite, sameState } = web.format;
-  const { correlation, weightsFor } = web.pooling;
+  const { correlation, familyLabel, weightsFor } = web.pooling;
   const NAMES = ["mean", "causal", "optimal"];
   const MU2_MAX = 2.0; // right end of the ||mu||^2 axis (widened by the read-out's ||mu||^2), as attnlib.webstills
 
@@ -32,8 +32,8 @@
       height: 280,
       theory(s, f) {
         const gamma = population ? 1.0 : s.gamma; // the population level does not depend on gamma
-        const p = { family: s.family, T: f.T, r: s.r, L: s.L, tau: f.tau };
-        const R = correlation(p.family, p.T, p.r, p.L);
+        const p = { ...s, T: f.T, tau: f.tau };
+        const R = correlation(p.family, p.T, p);
         const grid = linspace(0.0, this.limits.get("mu2", Math.max(MU2_MAX, s.mu_norm2)), 301);
         const rows = {};
         for (const name of NAMES) {
@@ -88,8 +88,7 @@
         right.end();
       },
       title(s, th) {
-        const param = s.family === "markov" ? `, r = ${fmt(s.r)}` : (["prefix", "suffix", "blocks"].includes(s.family) ? `, L = ${s.L}` : "");
-        return `${s.family} R (T = ${this.data.fixed.T}${param}), δ = ${fmt(s.delta)}${population ? "" : `, γ = ${fmt(th.gamma)}`}`;
+        return `${s.family} R (T = ${this.data.fixed.T}${familyLabel(this.data.controls, s)}), δ = ${fmt(s.delta)}${population ? "" : `, γ = ${fmt(th.gamma)}`}`;
       },
       legend(th) {
         const f = this.data.fixed;

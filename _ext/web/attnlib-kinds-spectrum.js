@@ -21,7 +21,7 @@
       panels: [{ ratio: 1, xlabel: "eigenvalue of S", ylabel: "density (non-zero part)" }],
       height: 300,
       theory(s) {
-        const R = correlation(s.family, s.T, s.r, s.L);
+        const R = correlation(s.family, s.T, s);
         const w = weightsFor(s.weighting, s);
         const alpha = TH.alpha(w, R);
         const kappa = TH.kappa(w);

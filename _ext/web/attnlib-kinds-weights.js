@@ -24,20 +24,33 @@
     };
   }
 
-  const correlation = cachedBy((family, T, r, L) => TH.correlation(family, T, r, L));
-  const lambdaMax = cachedBy((family, T, r, L) => {
-    const R = correlation(family, T, r, L);
+  // Each takes (family, T, state) and caches on the family's own parameters only (TH.parameters).
+  function byFamily(fn) {
+    const cached = cachedBy(fn);
+    return (family, T, state) => cached(family, T, TH.parameters(family, state));
+  }
+
+  const correlation = byFamily((family, T, params) => TH.correlation(family, T, params));
+  const lambdaMax = byFamily((family, T, params) => {
+    const R = correlation(family, T, params);
     return TH.eigh(R).values[T - 1];
   });
-  const optimalWeights = cachedBy((family, T, r, L) => TH.optimal(correlation(family, T, r, L)));
+  const optimalWeights = byFamily((family, T, params) => TH.optimal(correlation(family, T, params)));
   const TAU_GRID = linspace(0.0, 8.0, 81);
-  const causalCurve = cachedBy((family, T, r, L) => {
-    const R = correlation(family, T, r, L);
+  const causalCurve = byFamily((family, T, params) => {
+    const R = correlation(family, T, params);
     return Float64Array.from(TAU_GRID, (tau) => TH.snr(TH.causal(T, tau), R));
   });
 
+  /** ", r = 0.6" for each parameter of the state's family: the controls (rows of the payload) shown for it. */
+  function familyLabel(controls, s) {
+    return controls.flat().filter((c) => c.shown_when && c.shown_when[0] === "family"
+      && c.shown_when[1].includes(s.family))
+      .map((c) => `, ${c.label} = ${c.kind === "float" ? fmt(s[c.name]) : s[c.name]}`).join("");
+  }
+
   function weightsFor(name, s) {
-    if (name === "optimal") return optimalWeights(s.family, s.T, s.r, s.L);
+    if (name === "optimal") return optimalWeights(s.family, s.T, s);
     if (name === "causal") return TH.causal(s.T, s.tau);
     return TH.mean(s.T);
   }
@@ -51,7 +64,7 @@
         { ratio: 1.1, xlabel: "τ (causal attention)", ylabel: "α/κ", title: "α/κ of causal pooling along τ" }],
       height: 290,
       theory(s) {
-        const R = correlation(s.family, s.T, s.r, s.L);
+        const R = correlation(s.family, s.T, s);
         const weights = {};
         const scalars = {};
         for (const name of ["mean", "causal", "optimal"]) {
@@ -59,9 +72,8 @@
           weights[name] = w;
           scalars[name] = [TH.alpha(w, R), TH.kappa(w), TH.snr(w, R)];
         }
-        const key = { family: s.family, T: s.T, r: s.r, L: s.L };
-        const sim = this.data.simulations.families.find((f) => sameState(f.state, key)) || null;
-        return { R, weights, scalars, lambdaMax: lambdaMax(s.family, s.T, s.r, s.L), causal: causalCurve(s.family, s.T, s.r, s.L), sim };
+        const sim = this.data.simulations.families.find((f) => sameState(f.state, s)) || null; // family, T, params
+        return { R, weights, scalars, lambdaMax: lambdaMax(s.family, s.T, s), causal: causalCurve(s.family, s.T, s), sim };
       },
       draw([prof, heat, curve], th, s) {
         const all = Object.values(th.weights).flatMap((w) => Array.from(w));
@@ -121,8 +133,8 @@
         { ratio: 1, xlabel: "α/κ", ylabel: "cos²(v̂, u)", title: "recovery against α/κ" }],
       height: 280,
       theory(s, f) {
-        const p = { family: s.family, T: f.T, r: s.r, L: s.L, tau: 0.0 };
-        const R = correlation(p.family, p.T, p.r, p.L);
+        const p = { ...s, T: f.T, tau: 0.0 };
+        const R = correlation(p.family, p.T, p);
         const rows = {};
         for (const name of ["mean", "causal", "optimal"]) {
           const w = weightsFor(name, p);
@@ -131,7 +143,7 @@
           rows[name] = { w, alpha, kappa, snr: TH.snr(w, R),
             overlap: TH.signal(f.delta, f.gamma, alpha, kappa, f.mu_norm2).sample_overlap };
         }
-        const lmax = lambdaMax(p.family, p.T, p.r, p.L);
+        const lmax = lambdaMax(p.family, p.T, p);
         const sims = this.data.simulations.points.filter((q) => sameState(q.state, s));
         return { rows, lmax, sims };
       },
@@ -140,8 +152,7 @@
         const all = Object.values(th.rows).flatMap((r) => Array.from(r.w));
         const pos = Array.from({ length: f.T }, (_, i) => i + 1);
         prof.begin([0.5, f.T + 0.5], [0, this.limits.get("w", 1.1 * Math.max(...all))],
-          { title: `${s.family} R (T = ${f.T}${s.family === "markov" ? `, r = ${fmt(s.r)}` : ""}`
-            + `${["prefix", "suffix", "blocks"].includes(s.family) ? `, L = ${s.L}` : ""})` });
+          { title: `${s.family} R (T = ${f.T}${familyLabel(this.data.controls, s)})` });
         for (const name of ["mean", "causal", "optimal"]) {
           prof.line(pos, th.rows[name].w, { color: this.colors[name], width: 1.4 });
           pos.forEach((p, i) => prof.marker(p, th.rows[name].w[i], { size: 2.2, color: this.colors[name] }));
@@ -183,5 +194,5 @@
     },
   };
   web.kinds = Object.assign(web.kinds || {}, KINDS);
-  web.pooling = { correlation, lambdaMax, optimalWeights, TAU_GRID, causalCurve, weightsFor };
+  web.pooling = { correlation, lambdaMax, optimalWeights, TAU_GRID, causalCurve, familyLabel, weightsFor };
 })(window);

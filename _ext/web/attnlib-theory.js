@@ -24,7 +24,8 @@
  *   signal(delta, gamma, alpha, kappa, mu_norm2)  mu_norm2 a number or an array
  *   signal_thresholds(delta, gamma, alpha, kappa) the ||mu||^2 of the population and sample thresholds
  *   weights: mean(T), causal(T, tau, strict), optimal(R, normalize), snr(w, R), alpha(w, R), kappa(w)
- *   correlation(family, T, r, L)              R of the explorers' families (attnlib.explorers.make_process)
+ *   correlation(family, T, params)            R of the explorers' families (attnlib.model.positional.family)
+ *   parameters(family, state)                 the family's parameters (r, L, ...) picked from a state
  *   eigh(R)                                   symmetric eigen-decomposition (Householder + QL), ascending
  *   mp_density(x, ratio, scale)               density of scale * MP_ratio, x a number or an array
  *   mp_stieltjes_complex(x, ratio)            G(x + i0) of MP_ratio at a real x, as [re, im]
@@ -44,13 +45,13 @@
   const { spike, spike_strength, signal, signal_thresholds, mean_spike } = web.spikes;
   const { eigh } = web.eigen;
   const { mean, causal, optimal, snr, alpha, kappa } = web.weights;
-  const { FAMILIES, correlation, named } = web.families;
+  const { FAMILIES, parameters, correlation, named } = web.families;
   const { mp_density, mp_stieltjes_complex } = web.mp;
 
   global.attnlibTheory = Object.freeze({
     bulk_density, critical_x, outlier_map, bulk_edges, mp_edges, zero_atom, thresholds, spike, spike_strength, signal,
     signal_thresholds, mean_spike, mean, causal, optimal, snr, alpha, kappa, eigh, correlation, named, FAMILIES,
-    mp_density, mp_stieltjes_complex,
+    parameters, mp_density, mp_stieltjes_complex,
     _libm: Object.freeze({ cbrt, cube, frexp, ldexp }),
   });
 })(typeof window !== "undefined" ? window : globalThis);

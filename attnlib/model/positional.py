@@ -27,24 +27,10 @@ import numpy as np
 
 from attnlib.numerics import checks as _v
 
-__all__ = [
-    "SignProcess",
-    "independent",
-    "markov",
-    "prefix",
-    "suffix",
-    "blocks",
-    "gaussian_signs",
-    "from_correlation",
-    "balanced",
-    "squared_exponential",
-    "FAMILIES",
-    "family",
-    "catalogue",
-    "triangle_violation",
-    "empirical_correlation",
-    "estimate",
-]
+__all__ = ["SignProcess", "independent", "markov", "prefix", "suffix", "blocks", "gaussian_signs",
+           "from_correlation", "balanced", "squared_exponential", "Parameter", "Family", "FAMILY_RECORDS",
+           "FAMILIES", "PARAMETERS", "family", "catalogue", "triangle_violation", "empirical_correlation",
+           "estimate"]
 
 #: Largest number of sequences :meth:`SignProcess.law` lists (2^20: T = 20 independent or Markov signs).
 LAW_MAX_SEQUENCES = 2**20
@@ -259,28 +245,72 @@ def squared_exponential(T: int, length: float) -> SignProcess:
     return SignProcess(f"squared_exponential(T={T}, length={length:g})", proc.R, proc._sampler)
 
 
-#: The named families of :func:`family` (the explorers' choices).
-FAMILIES = ("independent", "markov", "prefix", "suffix", "blocks")
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter of named families: its explorer slider (``kind`` "float" or "int"; ``high`` may name another
+    field, as "T"), its default (on the slider's grid), its label and its help text."""
+
+    name: str
+    kind: str
+    low: float
+    high: float | str
+    step: float
+    default: float
+    label: str
+    help: str
 
 
-def family(name: str, T: int, r: float = 0.6, L: int = 4) -> SignProcess:
-    """The sign process of a named family: independent, markov (parameter r in [-1, 1], as :func:`markov`),
-    prefix / suffix (the first / last L positions share a sign) or blocks (consecutive blocks of L positions,
-    the last one shorter if L does not divide T)."""
-    name = _v.choice("family", name, FAMILIES)
-    T = _v.positive_int("T", T)
-    if name == "independent":
-        return independent(T)
-    if name == "markov":
-        return markov(T, r)
+@dataclass(frozen=True)
+class Family:
+    """A named family of :func:`family` (the explorers' choices): its help text, its parameters and the
+    constructor ``build(T, **parameters)`` of its process. The explorers' controls derive from these records."""
+
+    name: str
+    help: str
+    params: tuple
+    build: Callable[..., SignProcess] = field(repr=False)
+
+
+def _block_length(T, L):
     L = _v.positive_int("L", L)
     if L > T:
         raise ValueError(f"L must be between 1 and T = {T}, got {L}")
-    if name == "prefix":
-        return prefix(T, L)
-    if name == "suffix":
-        return suffix(T, L)
+    return L
+
+
+def _blocks_of(T, L):
     return blocks([L] * (T // L) + ([T % L] if T % L else []))
+
+
+_R = Parameter("r", "float", 0.0, 0.95, 0.05, 0.6, "r", "Markov correlation: R_ts = r^|t-s|")
+_L = Parameter("L", "int", 1, "T", 1, 4, "L", "length of the prefix, suffix or blocks of shared signs")
+#: The named families, in the explorers' order. A new family is one more record here (and its R in
+#: ``_ext/web/attnlib-theory-families.js``, checked against this one by tests/browser/test_js_theory.py).
+FAMILY_RECORDS = (
+    Family("independent", "R = I", (), lambda T: independent(T)),
+    Family("markov", "R_ts = r^|t-s|", (_R,), lambda T, r: markov(T, r)),
+    Family("prefix", "first L positions share a sign", (_L,), lambda T, L: prefix(T, _block_length(T, L))),
+    Family("suffix", "last L positions share a sign", (_L,), lambda T, L: suffix(T, _block_length(T, L))),
+    Family("blocks", "blocks of L positions share a sign", (_L,), lambda T, L: _blocks_of(T, _block_length(T, L))),
+)
+#: The names of the families of :func:`family`, and their parameters by name (each declared once).
+FAMILIES = tuple(f.name for f in FAMILY_RECORDS)
+PARAMETERS = {p.name: p for f in FAMILY_RECORDS for p in f.params}
+if any(p is not PARAMETERS[p.name] for f in FAMILY_RECORDS for p in f.params):
+    raise ValueError("two families declare different parameters of one name")
+
+
+def family(name: str, T: int, **params) -> SignProcess:
+    """The sign process of a named family (:data:`FAMILY_RECORDS`): independent, markov (parameter r in
+    [-1, 1], as :func:`markov`), prefix / suffix (the first / last L positions share a sign) or blocks
+    (consecutive blocks of L positions, the last one shorter if L does not divide T). A parameter not given
+    takes its default; the parameters of other families are ignored."""
+    record = FAMILY_RECORDS[FAMILIES.index(_v.choice("family", name, FAMILIES))]
+    unknown = sorted(set(params) - set(PARAMETERS))
+    if unknown:
+        raise ValueError(f"family() has no parameter {', '.join(map(repr, unknown))}; allowed: {', '.join(PARAMETERS)}")
+    T = _v.positive_int("T", T)
+    return record.build(T, **{p.name: params.get(p.name, p.default) for p in record.params})
 
 
 def catalogue(T: int = 16) -> dict[str, SignProcess]:

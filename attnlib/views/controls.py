@@ -18,8 +18,9 @@ from attnlib.numerics import checks as _v
 from attnlib.model import positional
 from attnlib.model import weights as _w
 
-__all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "WEIGHTINGS", "GAMMA_MAX",
-           "THETA_MAX", "TAU_MAX", "HEADS_MAX", "on_grid", "resolve_state", "sequence_process", "PRIMER_VIEWS"]
+__all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "FAMILY_FIELDS", "WEIGHTINGS",
+           "GAMMA_MAX", "THETA_MAX", "TAU_MAX", "HEADS_MAX", "on_grid", "resolve_state", "sequence_process",
+           "family_parameters", "state_fields", "PRIMER_VIEWS"]
 
 #: The R families offered (those of :func:`attnlib.model.positional.family`) and the named weightings
 #: (those of :func:`attnlib.model.weights.named`).
@@ -95,19 +96,14 @@ class Control:
         return tuple(value for value, _ in self.options)
 
 
-_FAMILY_HELP = {
-    "independent": "R = I",
-    "markov": "R_ts = r^|t-s|",
-    "prefix": "first L positions share a sign",
-    "suffix": "last L positions share a sign",
-    "blocks": "blocks of L positions share a sign",
-}
 _WEIGHTING_HELP = {
     "mean": "mean pooling, w_t = 1/T",
     "causal": "causal self-attention in the limit, scores multiplied by tau",
     "optimal": "top eigenvector of R (the largest alpha/kappa)",
 }
-_BLOCK_FAMILIES = ("prefix", "suffix", "blocks")
+#: The state fields of a family's process: the family, T and the parameters of the families (a control each,
+#: shown while the family is one that has it).
+FAMILY_FIELDS = ("family", "T", *positional.PARAMETERS)
 
 #: The controls of all three explorers, keyed by the state field they set.
 CONTROLS: dict[str, Control] = {c.name: c for c in (
@@ -125,12 +121,11 @@ CONTROLS: dict[str, Control] = {c.name: c for c in (
             shown_when=("weighting", ("causal",))),
     Control("family", "dropdown", default="markov", label="R family",
             help="the positional correlation R of the class signs",
-            options=tuple((name, _FAMILY_HELP[name]) for name in FAMILIES)),
+            options=tuple((f.name, f.help) for f in positional.FAMILY_RECORDS)),
     Control("T", "int", 2, 64, 1, 16, "T", "sequence length"),
-    Control("r", "float", 0.0, 0.95, 0.05, 0.6, "r", "Markov correlation: R_ts = r^|t-s|",
-            shown_when=("family", ("markov",))),
-    Control("L", "int", 1, "T", 1, 4, "L", "length of the prefix, suffix or blocks of shared signs",
-            shown_when=("family", _BLOCK_FAMILIES)),
+    *(Control(p.name, p.kind, p.low, p.high, p.step, p.default, p.label, p.help,
+              shown_when=("family", tuple(f.name for f in positional.FAMILY_RECORDS if p in f.params)))
+      for p in positional.PARAMETERS.values()),
     Control("centered", "check", default=True, label="center the pooled vectors",
             help="centre the pooled vectors before forming S (uncentered: a second, vocabulary-mean spike)"),
     Control("view", "toggle", default=PRIMER_VIEWS[0], label="view", help="what the primer's figure shows",
@@ -150,9 +145,9 @@ CONTROLS: dict[str, Control] = {c.name: c for c in (
 
 #: Which controls each explorer shows, row by row.
 LAYOUTS = {
-    "spectrum": (("delta", "gamma", "mu_norm2"), ("weighting", "tau"), ("family", "T", "r", "L"), ("centered",)),
+    "spectrum": (("delta", "gamma", "mu_norm2"), ("weighting", "tau"), FAMILY_FIELDS, ("centered",)),
     "phase": (("delta", "gamma", "theta"),),
-    "weights": (("family", "T", "r", "L"), ("tau",)),
+    "weights": (FAMILY_FIELDS, ("tau",)),
 }
 #: Slider width of each explorer.
 WIDTHS = {"spectrum": "250px", "phase": "300px", "weights": "250px"}
@@ -197,17 +192,35 @@ def resolve_state(cls: type, state, overrides: dict):
 
 
 def sequence_process(state) -> positional.SignProcess:
-    """Normalise the sequence fields of a frozen ``state`` (family, T, r, L, tau) and return its sign process.
+    """Normalise the sequence fields of a frozen ``state`` (:data:`FAMILY_FIELDS` and tau) and return its sign
+    process.
 
-    The family's own rules (r in [-1, 1] for markov, 1 <= L <= T for the block families) are those of
+    Every family parameter is made a finite number (a positive integer for an integer slider); the family's own
+    rules (r in [-1, 1] for markov, 1 <= L <= T for the block families) are those of
     :func:`attnlib.model.positional.family`.
     """
     set_ = object.__setattr__
     set_(state, "T", _v.positive_int("T", state.T))
-    set_(state, "r", _v.finite_scalar("r", state.r))
-    set_(state, "L", _v.positive_int("L", state.L))
+    for p in positional.PARAMETERS.values():
+        set_(state, p.name, (_v.positive_int if p.kind == "int" else _v.finite_scalar)(p.name, getattr(state, p.name)))
     set_(state, "tau", _v.finite_scalar("tau", state.tau))
-    return positional.family(state.family, state.T, r=state.r, L=state.L)
+    return positional.family(state.family, state.T, **family_parameters(state))
+
+
+def family_parameters(state) -> dict:
+    """The family parameters (:data:`attnlib.model.positional.PARAMETERS`) of ``state``, a mapping or an object
+    with those fields, by name."""
+    get = state.get if isinstance(state, dict) else lambda name: getattr(state, name)
+    return {name: get(name) for name in positional.PARAMETERS}
+
+
+def state_fields(cls_namespace: dict):
+    """Declare every family parameter as a field (with its control's default) in the body of a state dataclass:
+    ``state_fields(locals())`` after the fields ``family`` and ``T``."""
+    annotations = cls_namespace.setdefault("__annotations__", {})
+    for p in positional.PARAMETERS.values():
+        annotations[p.name] = int if p.kind == "int" else float
+        cls_namespace[p.name] = p.default
 
 
 def _check_table():

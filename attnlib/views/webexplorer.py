@@ -77,7 +77,7 @@ class Kind:
     shown: tuple = ()
 
 
-_R_FAMILY = ("family", "r", "L")
+_R_FAMILY = tuple(f for f in controls.FAMILY_FIELDS if f != "T")  # T is fixed in these kinds
 _RECOVERY = dict(fixed=(("T", 16), ("tau", 0.0)), labels=(("mu_norm2", "‖μ‖² (read-out)"),))
 _O, _S = weboverlays, webstills
 #: The kinds of live figure, by name. The first three are the ipywidgets explorers (their rows:
@@ -176,7 +176,7 @@ def _state(kind: str, overrides: dict) -> tuple[dict, dict, list]:
         if name in overrides:
             fixed[name] = _FIXED_CHECKS[name](overrides[name])
     state.update({k: v for k, v in overrides.items() if k in specs})
-    for name in sorted(specs, key=lambda n: n == "L"):  # L last: its range depends on T
+    for name in sorted(specs, key=lambda n: isinstance(specs[n].get("high"), str)):  # L after T: its range
         state[name] = _check_value(name, state[name], specs[name], {**fixed, **state})
     return state, fixed, rows
 

@@ -46,7 +46,8 @@ RECOVERY_D, RECOVERY_TRIALS = 300, 4
 _RECOVERY_SEED = {"population": 303, "sample": 403}
 _RECOVERY_CHANGES = {"delta": (0.25, 1.0), "gamma": (0.5, 2.0)}
 _HEADS_D, _HEADS_TRIALS, _HEADS_SEED, _HEADS_MU2 = 300, 2, 1501, (0.5, 1.0, 2.0, 3.0)
-_HEADS_FIELDS = ("family", "r", "L", "heads", "anticausal", "tau1", "tau2", "tau3", "tau4", "delta", "gamma")
+_HEADS_FIELDS = ("family", *positional.PARAMETERS, "heads", "anticausal", "tau1", "tau2", "tau3", "tau4", "delta",
+                 "gamma")
 
 
 def _r(x) -> float | None:
@@ -72,7 +73,7 @@ def relevant(state: dict, names) -> dict:
 
 
 def _process(params: dict) -> positional.SignProcess:
-    return positional.family(params["family"], params["T"], r=params["r"], L=params["L"])
+    return positional.family(params["family"], params["T"], **controls.family_parameters(params))
 
 
 def _histogram(eigenvalues, scale: float = 1.0) -> dict:
@@ -153,7 +154,7 @@ def recovery_draws(level: str, state: dict, fixed: dict) -> dict:
     """cos^2 with u and the top eigenvalue (units of kappa) of mean, causal and optimal pooling along MU2_GRID,
     at the population or sample ``level``, for the state's R and ratios and for single changes of them (kinds
     "population_recovery" and "sample_recovery")."""
-    names = ("family", "r", "L", "delta") + (("gamma",) if level == "sample" else ())
+    names = ("family", *positional.PARAMETERS, "delta") + (("gamma",) if level == "sample" else ())
     changes = [{}] + [{"family": f} for f in positional.FAMILIES]
     changes += [{name: v} for name, values in _RECOVERY_CHANGES.items() if name in names for v in values]
     keys = []
@@ -189,7 +190,7 @@ def sign_draws(state: dict, fixed: dict) -> dict:
         process = _process(params)
         xi = process.sample(_SIGNS_N, randomness.generator([_SIGNS_SEED, i]))
         R_hat = positional.empirical_correlation(xi)
-        out.append({"state": {k: params[k] for k in ("family", "T", "r", "L")},
+        out.append({"state": {k: params[k] for k in controls.FAMILY_FIELDS},
                     "mean": _r(_w.snr(_w.mean(process.T), R_hat)),
                     "optimal": _r(_w.snr(_w.optimal(process.R), R_hat)),
                     "causal": [[tau, _r(_w.snr(_w.causal(process.T, tau), R_hat))] for tau in _CAUSAL_TAUS]})
@@ -200,7 +201,8 @@ def family_draws(state: dict, fixed: dict) -> dict:
     """Simulated overlap with u of mean / causal / optimal pooling, for every family at the state's r and L
     (chapter 05's sizes; kind "family")."""
     V, N = sizes_for(_FAMILY_D, fixed["delta"], fixed["gamma"])
-    keys = [relevant({**state, "family": family}, ("family", "r", "L")) for family in positional.FAMILIES]
+    keys = [relevant({**state, "family": family}, ("family", *positional.PARAMETERS))
+            for family in positional.FAMILIES]
     pairs = [(key, name) for key in keys for name in _w.NAMED]
     settings = [Setting(d=_FAMILY_D, V=V, N=N, mu_norm2=fixed["mu_norm2"],
                         process=_process({**state, **fixed, **key}), weights=name) for key, name in pairs]

@@ -103,7 +103,7 @@ def recovery_curves(level: str, state: dict, fixed: dict, mu2) -> dict:
     or "sample") and, along ``mu2``, the outlier in units of kappa and cos^2 with u."""
     level = 0 if level == "population" else 1
     gamma = state.get("gamma", 1.0)
-    process = positional.family(state["family"], fixed["T"], r=state["r"], L=state["L"])
+    process = positional.family(state["family"], fixed["T"], **controls.family_parameters(state))
     out = {}
     for name in _w.NAMED:
         w, _ = _w.named(name, process, fixed["tau"])
@@ -148,7 +148,7 @@ def recovery_still(data: dict):
         right.plot([], [], ls="none", marker="s", ms=4, color="#555555", mfc="white",
                    label=f"simulated (d = {sims['d']}), mean ± sd")
     stage = "the population covariance" if population else "S"
-    family = positional.family(s["family"], f["T"], r=s["r"], L=s["L"]).name
+    family = positional.family(s["family"], f["T"], **controls.family_parameters(s)).name
     left.set(xlabel="‖μ‖²", ylabel="λ_pop / κ" if population else "λ₁ / κ", title=f"top eigenvalue of {stage}")
     right.set(xlabel="‖μ‖²", ylabel=f"cos²({'v_pop' if population else 'v̂'}, u)", ylim=(0, 1.02),
               title=f"{family}, δ = {s['delta']:g}" + ("" if population else f", γ = {gamma:g}"))
@@ -164,7 +164,7 @@ def family_still(data: dict):
     from matplotlib.ticker import MaxNLocator
 
     s, f, sims = data["state"], data["fixed"], data["simulations"]
-    process = positional.family(s["family"], f["T"], r=s["r"], L=s["L"])
+    process = positional.family(s["family"], f["T"], **controls.family_parameters(s))
     lam = float(np.linalg.eigvalsh(process.R)[-1])
     grid = np.linspace(0, 1.15 * lam, 300)
     fig, (prof, curve) = _figure(2, 3.3)
@@ -268,7 +268,7 @@ def heads_curves(state: dict, fixed: dict, points: int = 200) -> dict:
     """The theory of the "heads" figure: each spike's sample outlier along ||mu||^2 (parametrised by the
     population outlier, ``attnlib.theory.heads.spike_curves``), the thresholds, the bulk edge, and the top
     spike's threshold with the first 1..H heads."""
-    R = positional.family(state["family"], fixed["T"], r=state["r"], L=state["L"]).R
+    R = positional.family(state["family"], fixed["T"], **controls.family_parameters(state)).R
     W = heads_matrix(state, fixed["T"])
     delta, gamma = state["delta"], state["gamma"]
     A, B = _theory_heads.head_matrices(R, W)

@@ -19,7 +19,7 @@ TOLERANCE = 1e-9
 
 
 def _process(s):
-    return positional.family(s["family"], s["T"], r=s["r"], L=s["L"])
+    return positional.family(s["family"], s["T"], **{k: s[k] for k in positional.PARAMETERS if k in s})
 
 
 def expected(kind: str, s: dict, f: dict) -> dict:

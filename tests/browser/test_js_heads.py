@@ -20,7 +20,8 @@ from .conftest import ENABLED
 if not ENABLED:
     pytest.skip("browser test (ATTNLIB_BROWSER_TEST=1)", allow_module_level=True)
 
-from .test_js_theory import TOLERANCE, evaluate_json, live_explorers, theory_source  # noqa: E402
+from .test_js_theory import (TOLERANCE, evaluate_json, live_explorers, other_parameters,  # noqa: E402
+                             theory_source)
 
 
 HEADS_JS = live_explorers.WEB_DIR / "attnlib-kinds-heads.js"
@@ -31,7 +32,7 @@ EVALUATE_HEADS_JS = """
   const T = window.attnlibTheory, Hd = window.attnlibWeb.heads;
   const num = (v) => (Number.isFinite(v) ? v : (v === Infinity ? 1e308 : null));
   return points.map((p) => {
-    const R = T.correlation(p.family, 16, p.r, p.L);
+    const R = T.correlation(p.family, 16, p);
     const W = Hd.headsMatrix(16, p.taus, p.reversed);
     const [A, B] = Hd.headMatrices(R, W);
     const [pop, smp] = Hd.thresholds(R, W, p.delta, p.gamma);
@@ -58,7 +59,8 @@ def heads_points() -> list[dict]:
              "reversed": [j for j in (1, 3) if j < H] if rng.random() < 0.5 else [],
              "delta": float(10 ** rng.uniform(np.log10(0.05), np.log10(2))),
              "gamma": float(10 ** rng.uniform(-2, np.log10(3))), "mu2": float(rng.uniform(0, 4))}
-        R = positional.family(p["family"], 16, r=p["r"], L=p["L"]).R
+        other_parameters(rng, 16, p)
+        R = positional.family(p["family"], 16, **{k: p[k] for k in positional.PARAMETERS}).R
         W = model_heads.causal_heads(16, p["taus"], reversed_heads=tuple(p["reversed"]))
         A, B = theory_heads.head_matrices(R, W)
         pop, smp = theory_heads.signal_thresholds(R, W, p["delta"], p["gamma"])

@@ -88,7 +88,7 @@ EVALUATE_JS = """
     out.mean_smp_eig.push(num(m.sample_eigenvalue)); out.mean_smp_ov.push(m.sample_overlap);
   }
   for (const f of families) {
-    const R = T.correlation(f.family, f.T, f.r, f.L);
+    const R = T.correlation(f.family, f.T, f);
     const ws = {mean: T.mean(f.T), causal: T.causal(f.T, f.tau), optimal: T.optimal(R),
                 optimal_norm: T.optimal(R, "norm")};
     if (f.T >= 2) ws.strict = T.causal(f.T, f.tau, true);
@@ -154,10 +154,19 @@ def family_points(rng) -> list[dict]:
     rows = []
     for i in range(N_WEIGHTS):
         T = int(np.exp(rng.uniform(np.log(2), np.log(64.999))))
-        rows.append({"family": positional.FAMILIES[i % len(positional.FAMILIES)], "T": T,
-                     "r": float(np.round(rng.uniform(0, 0.99), 4)), "L": int(rng.integers(1, T + 1)),
-                     "tau": float(rng.uniform(-2, 10))})
+        row = {"family": positional.FAMILIES[i % len(positional.FAMILIES)], "T": T,
+               "r": float(np.round(rng.uniform(0, 0.99), 4)), "L": int(rng.integers(1, T + 1)),
+               "tau": float(rng.uniform(-2, 10))}
+        rows.append(other_parameters(rng, T, row))
     return rows
+
+
+def other_parameters(rng, T: int, row: dict) -> dict:
+    """``row`` with each family parameter it lacks (of a family added after r and L) uniform on its range."""
+    for p in (p for p in positional.PARAMETERS.values() if p.name not in row):
+        high = T if p.high == "T" else p.high
+        row[p.name] = int(rng.integers(p.low, high + 1)) if p.kind == "int" else float(rng.uniform(p.low, high))
+    return row
 
 
 def rel_diff(js, ref) -> np.ndarray:
@@ -198,7 +207,7 @@ def python_reference(bulk, spikes, families) -> dict:
     }
     ref["weights"] = []
     for f in families:
-        R = positional.family(f["family"], f["T"], r=f["r"], L=f["L"]).R
+        R = positional.family(f["family"], f["T"], **{k: f[k] for k in positional.PARAMETERS}).R
         ws = {"mean": weights.mean(f["T"]), "causal": weights.causal(f["T"], f["tau"]),
               "optimal": weights.optimal(R), "optimal_norm": weights.optimal(R, normalize="norm")}
         if f["T"] >= 2:

@@ -22,7 +22,7 @@ from attnlib.numerics.linalg import zero_mask
 from attnlib.views.plotting import COLORS
 from attnlib.model.setting import Setting, sizes_for
 from attnlib.engine.simulation import simulate
-from attnlib.views.controls import CONTROLS, WEIGHTINGS, resolve_state, sequence_process
+from attnlib.views.controls import CONTROLS, WEIGHTINGS, resolve_state, sequence_process, state_fields
 from attnlib.views.figures.canvas import (AxisLimits, fmt, html_table,
     new_figure)
 
@@ -51,7 +51,8 @@ class SpectrumState:
     tau : float
         Score scale of causal attention (it multiplies the scores; used by "causal").
     family : str
-        One of ``FAMILIES``; ``T``, ``r`` (markov) and ``L`` (prefix, suffix, blocks) are its parameters.
+        One of ``FAMILIES``; ``T`` and the family's parameters (a field each, from
+        :data:`attnlib.model.positional.PARAMETERS`: ``r`` for markov, ``L`` for prefix, suffix, blocks).
     centered : bool
         Centre the pooled vectors before forming S.
     """
@@ -63,8 +64,7 @@ class SpectrumState:
     tau: float = _D["tau"]
     family: str = _D["family"]
     T: int = _D["T"]
-    r: float = _D["r"]
-    L: int = _D["L"]
+    state_fields(locals())  # the family parameters (r, L, ...), each a field with its control's default
     centered: bool = _D["centered"]
 
     def __post_init__(self):

@@ -16,7 +16,7 @@ from attnlib.model import positional
 from attnlib.model import weights as _w
 from attnlib.views.plotting import COLORS
 from attnlib.views.controls import (CONTROLS, TAU_MAX, WEIGHTINGS, resolve_state,
-    sequence_process)
+    sequence_process, state_fields)
 from attnlib.views.figures.canvas import (AxisLimits, fmt, html_table,
     new_figure, static_figure)
 
@@ -37,15 +37,15 @@ class WeightsState:
     Parameters
     ----------
     family : str
-        One of ``FAMILIES``; ``T``, ``r`` (markov) and ``L`` (prefix, suffix, blocks) are its parameters.
+        One of ``FAMILIES``; ``T`` and the family's parameters (a field each, from
+        :data:`attnlib.model.positional.PARAMETERS`: ``r`` for markov, ``L`` for prefix, suffix, blocks).
     tau : float
         Score scale of causal attention (it multiplies the scores).
     """
 
     family: str = _D["family"]
     T: int = _D["T"]
-    r: float = _D["r"]
-    L: int = _D["L"]
+    state_fields(locals())  # the family parameters (r, L, ...), each a field with its control's default
     tau: float = _D["tau"]
 
     def process(self) -> positional.SignProcess:
