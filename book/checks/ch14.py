@@ -195,7 +195,7 @@ def _one_token(r: dict, rep: Report) -> None:
     ks_one, ks_book = (compare.ks_distance(spectra, law) for law in (one_token, book_law))
     m4_one = single_token.moments(4, first.delta, first.gamma)[3]
     m4_book = theory.bulk_moments(4, first.delta, first.gamma)[3]
-    m4_shift = token_mixing.m4_shift(first.delta, first.gamma, first.weights)
+    m4_shift = theory.tokens.m4_shift(first.delta, first.gamma, first.weights)
     rep.row("one token: smallest eigenvalue against the edge", abs(edge_z_one), "< 3", "standard deviations",
             abs(edge_z_one) < 3)
     rep.require(abs(edge_z_book) > 3, "one token: the smallest eigenvalue more than 3 sd from the bulk law's edge")
