@@ -5,6 +5,7 @@ import pytest
 from scipy.special import softmax
 
 from attnlib.studies import causal_attention, real_layer
+from attnlib.theory import finite_attention
 from attnlib.model import positional, weights
 from attnlib.engine.montecarlo import streams
 
@@ -224,5 +225,5 @@ def test_repeated_pairs_counts_same_token_pairs():
         tok = generative.sample_tokens(proc.sample(40_000, rng), 40, rng)
         counts = ((tok[:, :, None] == tok[:, None, :]).sum(axis=(1, 2)) - 10) / 2
         se = counts.std() / np.sqrt(counts.size)
-        assert abs(counts.mean() - causal_attention.repeated_pairs(proc.R, 40)) < 4 * se
-    assert causal_attention.repeated_pairs(np.eye(4), 8) == pytest.approx(6 / 8)
+        assert abs(counts.mean() - finite_attention.repeated_pairs(proc.R, 40)) < 4 * se
+    assert finite_attention.repeated_pairs(np.eye(4), 8) == pytest.approx(6 / 8)

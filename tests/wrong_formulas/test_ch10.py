@@ -7,11 +7,12 @@ from scipy.special import ndtr, softmax
 from attnlib.model import positional, weights as W
 from attnlib.studies import causal_attention as A, downstream as D, learning as L, real_layer as Y
 from attnlib.theory import _spikes as S
+from attnlib.theory import finite_attention as FA
 from checks import ch10, load
 from .conftest import page_tests, spike_with
 
 RESULTS = load("10_attention_in_practice")
-_causal, _pairs, _second, _moments = W.causal, A.repeated_pairs, A.deviation_second_moment, Y.random_row_moments
+_causal, _pairs, _second, _moments = W.causal, FA.repeated_pairs, FA.deviation_second_moment, Y.random_row_moments
 
 def _clipped(R, *, max_T=20, tol=1e-10):
     w = np.clip(W.optimal(np.asarray(R, dtype=float), normalize="norm"), 0.0, None)
@@ -58,11 +59,11 @@ WRONG = {  # name: (module, function, wrong function)
     # the softmax of Gaussian scores treated as uniform: E[a_1^2] = 1/k^2
     "uniform softmax rows": (Y, "softmax_row_second_moment", lambda k, sigma, *, nodes=96: 1.0 / k**2),
     # a repeated pair at the rate of independent signs, ignoring R: T(T-1)/(2V)
-    "repeated pairs without R": (A, "repeated_pairs", lambda R, V: float(len(R) * (len(R) - 1) / 2 / V)),
+    "repeated pairs without R": (FA, "repeated_pairs", lambda R, V: float(len(R) * (len(R) - 1) / 2 / V)),
     # N T^2 / V repeating sequences (the pairs counted twice)
-    "repeated pairs counted twice": (A, "repeated_pairs", lambda R, V: 2 * _pairs(R, V)),
+    "repeated pairs counted twice": (FA, "repeated_pairs", lambda R, V: 2 * _pairs(R, V)),
     # the weights' deviation from the limit without the repeated-token term
-    "weight deviation without repeats": (A, "deviation_second_moment", lambda T, tau, d, *, V=None, R=None,
+    "weight deviation without repeats": (FA, "deviation_second_moment", lambda T, tau, d, *, V=None, R=None,
                                          strict=False: _second(T, tau, d, strict=strict)),
     # the limit weights of the layer without the self score (the harmonic weights whatever tau)
     "limit weights without tau": (W, "causal", lambda T, tau=0.0, *, strict=False: _causal(T, 0.0, strict=strict)),
