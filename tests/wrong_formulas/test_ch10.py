@@ -5,9 +5,9 @@ from scipy.optimize import minimize
 from scipy.special import ndtr, softmax
 
 from attnlib.model import positional, weights as W
-from attnlib.studies import causal_attention as A, downstream as D, learning as L, real_layer as Y
+from attnlib.studies import causal_attention as A, learning as L, real_layer as Y
 from attnlib.theory import _spikes as S
-from attnlib.theory import finite_attention as FA
+from attnlib.theory import classification as C, finite_attention as FA
 from checks import ch10, load
 from .conftest import page_tests, spike_with
 
@@ -69,10 +69,11 @@ WRONG = {  # name: (module, function, wrong function)
     "limit weights without tau": (W, "causal", lambda T, tau=0.0, *, strict=False: _causal(T, 0.0, strict=strict)),
     # the Fisher ceiling Phi(varsigma^2) instead of Phi(varsigma)
     "Fisher accuracy of varsigma squared":
-        (D, "fisher_accuracy", lambda setting, position=None: float(ndtr(D.label_snr(setting, position)))),
+        (C, "fisher_ceiling", lambda a, mu_norm2, delta, alpha, kappa: float(ndtr(C.label_separation(
+            a, mu_norm2, delta, alpha, kappa)))),
     # the label's Fisher separation replaced by the spike strength alpha/kappa (the alpha/kappa optimum as target)
-    "label separation as alpha over kappa": (D, "label_snr", lambda s, position=None: float(
-        s.alpha / s.kappa * (s.mu_norm2 + s.delta) / (1 - s.delta))),
+    "label separation as alpha over kappa": (C, "label_separation", lambda a, mu_norm2, delta, alpha, kappa: float(
+        alpha / kappa * (mu_norm2 + delta) / (1 - delta))),
     # the layer's sample outlier placed at the population outlier
     "layer outlier at the population outlier": (S, "spike", spike_with("sample_eigenvalue", lambda sp, *_: np.where(
         np.isfinite(sp.sample_eigenvalue), sp.population_eigenvalue, np.nan))),

@@ -3,15 +3,15 @@
 import numpy as np
 
 from attnlib.model import positional as P
-from attnlib.studies import downstream
 from attnlib.theory import single_token
-from attnlib.theory import finite_attention as FA
+from attnlib.theory import classification, finite_attention as FA
 from checks import ch14, load
 from .conftest import page_tests, replaced
 from .test_ch01 import markov_keeping_with_r
 
 RESULTS = load("14_weights_derivations")
-_second, _count, _spectral = FA.deviation_second_moment, single_token.count_population, downstream.spectral_accuracy
+_second, _count = FA.deviation_second_moment, single_token.count_population
+_spectral = classification.spectral_prediction
 
 def _self_score_variance_1_over_d(T, tau, d, *, V=None, R=None, strict=False):  # the self score's variance 2/d
     M = np.zeros((T, T))                                                          # taken as 1/d, like the others
@@ -38,8 +38,8 @@ WRONG = {
     "one-token counts without fluctuations": (single_token, "count_population",
                                               lambda delta, gamma, tail=single_token.TAIL: (np.ones(1), np.ones(1))),
     # the anchors' chance of picking the wrong sign left out of the spectral prediction
-    "spectral prediction without the sign error": (downstream, "spectral_accuracy", lambda setting, position=None,
-        n_anchor=None, h_norm2=None: _spectral(setting, position, None, h_norm2)),
+    "spectral prediction without the sign error": (classification, "spectral_prediction",
+        lambda *numbers, h_norm2=None, n_anchor=None: _spectral(*numbers, h_norm2=h_norm2)),
     # the Markov sampler keeping its sign with probability r, not (1 + r)/2: its correlations drawn again (0.1 s)
     "a wrong Markov sampler": (P, "_sample_markov", markov_keeping_with_r),
 }
