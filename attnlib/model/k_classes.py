@@ -125,7 +125,12 @@ def draw_vocabulary(d: int, V: int, means, rng: np.random.Generator, *,
 
 
 def scatter_eigenvalues(means) -> np.ndarray:
-    """nu_1 >= ... >= nu_{K-1}: eigenvalues of (1/K) sum_k (mu_k - mu_bar)(mu_k - mu_bar)^T."""
+    """nu_1 >= ... >= nu_{K-1}: eigenvalues of (1/K) sum_k (mu_k - mu_bar)(mu_k - mu_bar)^T.
+
+    A property of the model's parameters (the class means), as ``alpha`` and ``kappa`` are, not a limit: it stays
+    in the model (an exception listed in tests/test_closed_forms.py); the spikes it feeds are
+    :func:`attnlib.theory.class_spikes`.
+    """
     M = _means(means)
     Mc = M - M.mean(axis=0)
     return np.linalg.eigvalsh(Mc @ Mc.T / M.shape[0])[::-1][: M.shape[0] - 1]
@@ -159,9 +164,9 @@ class ClassSetting:
     gamma = property(lambda self: self.d / self.N, doc="d / N.")
     alpha = property(lambda self: float(self.weights @ self.chain.R @ self.weights), doc="w^T R w.")
     kappa = property(lambda self: float(self.weights @ self.weights), doc="||w||^2.")
+    snr = property(lambda self: self.alpha / self.kappa, doc="alpha / kappa, the signal-to-noise ratio of the weights.")
 
     def spikes(self) -> theory.Spike:
         """The K - 1 spikes (arrays over the directions, strongest first): :func:`attnlib.theory.class_spikes`."""
-        return theory.class_spikes(scatter_eigenvalues(self.means), self.delta, self.gamma, self.alpha / self.kappa,
-                                   self.kappa)
+        return theory.class_spikes(scatter_eigenvalues(self.means), self.delta, self.gamma, self.snr, self.kappa)
 

@@ -109,7 +109,12 @@ def labels(process: SignProcess, xi, position: int | None = None) -> np.ndarray:
 
 
 def label_signal(w, R, position: int) -> float:
-    """a = (R w)_b = sum_t w_t R_tb: the class mean of a pooled vector is a y h (plus the common (sum w) g)."""
+    """a = (R w)_b = sum_t w_t R_tb: the class mean of a pooled vector is a y h (plus the common (sum w) g).
+
+    A property of the task's parameters (w, R and the label position), as alpha = w^T R w is, not a limit: it
+    stays with the task (an exception listed in tests/test_closed_forms.py); the predictions it feeds are in
+    :mod:`attnlib.theory.classification`.
+    """
     R = _v.correlation_matrix("R", R)
     w = _v.weights_vector("w", w, R.shape[0])
     position = _v.positive_int("position", position, minimum=0)
