@@ -28,6 +28,11 @@ __all__ = ["label_separation", "fisher_ceiling", "SpectralPrediction", "spectral
            "sample_size_threshold"]
 
 
+_NUMBERS = dict(a=_v.finite_scalar, mu_norm2=_v.nonnegative, delta=_v.positive, alpha=_v.nonnegative,
+                kappa=_v.positive)
+
+
+@_v.validated(**_NUMBERS)
 def label_separation(a, mu_norm2, delta, alpha, kappa) -> float:
     """Fisher separation varsigma^2 = a^2 h^T Sigma_n^{-1} h of the label, in the limit (infinite training set).
 
@@ -42,6 +47,7 @@ def label_separation(a, mu_norm2, delta, alpha, kappa) -> float:
     return float(a * a / kappa * M / (1 + (alpha - a * a) / kappa * M))
 
 
+@_v.validated(**_NUMBERS)
 def fisher_ceiling(a, mu_norm2, delta, alpha, kappa) -> float:
     """Phi(varsigma): Gaussian-approximation accuracy of the Fisher discriminant of the vocabulary.
 
@@ -83,6 +89,8 @@ class SpectralPrediction:
     accuracy: float
 
 
+@_v.validated(a=_v.nonnegative, theta=_v.positive, delta=_v.positive, gamma=_v.positive, kappa=_v.positive,
+              mu_norm2=_v.nonnegative, h_norm2=_v.optional(_v.positive), n_anchor=_v.optional(_v.positive_int))
 def spectral_prediction(a, theta, delta, gamma, kappa, mu_norm2, *, h_norm2=None,
                         n_anchor=None) -> SpectralPrediction:
     """Predicted test accuracy of the sign of the projection on the top eigenvector of the centered S.
@@ -103,7 +111,7 @@ def spectral_prediction(a, theta, delta, gamma, kappa, mu_norm2, *, h_norm2=None
     if h_norm2 is None:
         h2, sp = h2_limit, _spikes.spike(theta, delta, gamma, kappa, direction="h")
     else:
-        h2 = _v.positive("h_norm2", h_norm2)
+        h2 = h_norm2
         sp = _spikes.spike(theta * h2 / h2_limit, delta, gamma, kappa, direction="h")
     if not sp.sample_detectable:
         return SpectralPrediction(a, 0.0, float("nan"), float("nan"), 0.0, 0.5, 0.5, 0.5)
@@ -115,11 +123,12 @@ def spectral_prediction(a, theta, delta, gamma, kappa, mu_norm2, *, h_norm2=None
     if n_anchor is None:
         flip = 0.0
     else:
-        flip = float(ndtr(-np.sqrt(_v.positive_int("n_anchor", n_anchor)) * snr))
+        flip = float(ndtr(-np.sqrt(n_anchor) * snr))
     accuracy = (1 - flip) * signed + flip * (1 - signed)
     return SpectralPrediction(a, eta2, quad, noise_var, float(snr), signed, flip, accuracy)
 
 
+@_v.validated(theta=_v.positive, delta=_v.positive, d=_v.positive_int)
 def sample_size_threshold(theta, delta, d) -> float:
     """The number of sequences N* above which S has a signal outlier (``inf`` if the population has none).
 
