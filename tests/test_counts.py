@@ -7,7 +7,6 @@ import pytest
 from attnlib import Setting, sweep, theory
 from attnlib.engine import compare
 from attnlib.theory import spectral_laws, single_token
-from attnlib.studies import token_mixing
 from attnlib.model import positional
 
 

@@ -9,8 +9,7 @@ Task
     (prefix, suffix, a single block) and raises ValueError otherwise (Markov chains, several blocks), where no
     position is singled out; pass ``position=`` explicitly there.
 
-Theory (conditional on the vocabulary, h = mu + Zs/V, W' the Wishart part, see the model chapter; the formulas are
-coded in :mod:`attnlib.theory.classification`, and the functions here pass them a setting's numbers)
+Theory (given the vocabulary, h = mu + Zs/V, W' the Wishart part; in :mod:`attnlib.theory.classification`)
     E[xi_t | xi_b = y] = R_tb y for a sign process symmetric under a global flip, so
     E[c | y] = a y h + (sum w) g with the *label signal* a = (R w)_b, and the class-conditional covariance
     (averaged over the two classes) is Sigma_n = kappa W' + (alpha - a^2) h h^T. Two predictions follow:
@@ -24,13 +23,12 @@ coded in :mod:`attnlib.theory.classification`, and the functions here pass them 
       A sequence outside the training set has projection with class mean +-a <u_hat, h> and variance
       u_hat^T Sigma_n u_hat = u_hat^T Sigma u_hat - a^2 <u_hat, h>^2, with <u_hat, h>^2 = ||h||^2 x (sample
       overlap with h) and u_hat^T Sigma u_hat = l^2 / lambda (l population outlier, lambda sample outlier; the
-      ``quad`` of :class:`SpectralPrediction`, derived below). Gaussian approximation: Phi(a abs(<u_hat, h>) / sd).
-      These are the spike formulas of Theorems 3-4, which assume the bulk law (many tokens per pooled vector).
+      ``quad`` of :class:`attnlib.theory.classification.SpectralPrediction`). Gaussian approximation:
+      Phi(a abs(<u_hat, h>) / sd). These are the spike formulas of Theorems 3-4, which assume the bulk law (many
+      tokens per pooled vector).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 

@@ -99,13 +99,14 @@ class HeavyToken:
 def heavy_token_thresholds(delta, gamma, w) -> HeavyToken:
     r"""The dimension at which the most-used token's noise direction leaves the bulk of S, at fixed weights.
 
-    With the token-mixing matrix M (the sequences' token weights, :func:`attnlib.studies.token_mixing.token_mixing_spectrum`),
+    With the token-mixing matrix M (the sequences' token weights,
+    :func:`attnlib.studies.token_mixing.token_mixing_spectrum`),
     :math:`S/\kappa = \delta\,(M/\kappa)^{1/2}(Z^\top Z/d)(M/\kappa)^{1/2}` up to its zero eigenvalues: a
     sample covariance of d Gaussian samples (ratio 1/delta) of a population :math:`M/\kappa`, whose bulk is
     :math:`\mathrm{MP}_\eta` (:math:`\eta = V/N = \gamma/\delta`) and in which a token used k times is an
     eigenvalue :math:`\ell = \eta k/T_\mathrm{eff}` (k ~ Poisson(T_eff/eta), the replacement of
-    :func:`heavy_token_term`). By the sample transition (:func:`attnlib.theory.critical_x`) it becomes an outlier of S when
-    :math:`\ell > (y+1)(y+\eta)/y` with y the positive root of
+    :func:`heavy_token_term`). By the sample transition (:func:`attnlib.theory.critical_x`) it becomes an outlier
+    of S when :math:`\ell > (y+1)(y+\eta)/y` with y the positive root of
     :math:`y^3 - (\eta + 1/\delta + \eta/\delta)\,y - 2\eta/\delta` (at that point the outlier
     :math:`\delta\,(y+1)(y+\eta)(y+1/\delta)/y^2` meets the upper edge of the bulk law). The lower bound
     :math:`\hat z_v^\top S\hat z_v/\kappa \approx 1 + \gamma k/T_\mathrm{eff}` reaches that edge only at a

@@ -20,7 +20,6 @@ from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
 from attnlib.model.setting import sizes_for
-from attnlib.studies import token_mixing
 from attnlib.theory import spectral_laws
 from attnlib.views.tables import below
 

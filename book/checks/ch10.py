@@ -24,7 +24,7 @@ import numpy as np
 
 from attnlib import Setting, theory
 from attnlib.model import positional, weights
-from attnlib.studies import causal_attention, downstream, learning, real_layer
+from attnlib.studies import downstream, learning, real_layer
 from attnlib.theory import finite_attention
 from attnlib.views.tables import sig
 

@@ -31,7 +31,6 @@ from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
 from attnlib.model.setting import sizes_for
-from attnlib.studies import token_mixing
 from attnlib.theory import fluctuations, spectral_laws, tracy_widom
 
 from checks import Report

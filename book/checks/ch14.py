@@ -26,7 +26,7 @@ import numpy as np
 from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import generative, pooling, positional, weights
-from attnlib.studies import causal_attention, downstream, token_mixing
+from attnlib.studies import downstream
 from attnlib.theory import finite_attention
 from attnlib.theory import single_token, spectral_laws
 from attnlib.views.tables import below, sig
