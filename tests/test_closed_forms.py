@@ -41,6 +41,9 @@ MOVED = {  # name: the theory module that defines it (formerly in the module of 
     "sample_size_threshold": "attnlib.theory.classification",
     # model.k_classes.spikes
     "class_spikes": "attnlib.theory._spikes",
+    # studies.finite_size
+    "overlap_slope": "attnlib.theory.window",
+    "window_dimension": "attnlib.theory.window",
 }
 
 ADAPTERS = {  # "module:qualified name": the theory function it calls
@@ -62,6 +65,8 @@ EXCEPTIONS = {  # "module:name": why it stays outside theory
     "attnlib.model.weights:prefix_snr_optimal": "alpha/kappa of a weighting: a function of the parameters w and R",
     "attnlib.model.weights:prefix_gain": "alpha/kappa of a weighting: a function of the parameters w and R",
     "attnlib.model.weights:prefix_snr": "alpha/kappa of a weighting: a function of the parameters w and R",
+    "attnlib.studies.finite_size:overlap_dimension": "an empirical rule: its envelope constants OVERLAP_PEAK and "
+                                                     "OVERLAP_TAIL are measured by chapter 9's simulations",
 }
 
 LAYERS = ("attnlib.studies", "attnlib.model")

@@ -29,6 +29,6 @@ from attnlib.theory._spikes import *  # noqa: F401,F403
 # the other laws and the finite-size theory, as modules (each imports _law / _spikes, never this package)
 from attnlib.theory import (fluctuations, overlap_fluctuations, spectral_laws, single_token,  # noqa: E402
                             population, tracy_widom)
-from attnlib.theory import classification, finite_attention, heads, layers, tokens  # noqa: E402
+from attnlib.theory import classification, finite_attention, heads, layers, tokens, window  # noqa: E402
 
 __all__ = _law.__all__ + _spikes.__all__ + _routes.__all__
