@@ -16,7 +16,7 @@ Six layers, each a subpackage, each importing only the layers below it (enforced
       |        generative, pooling, k_classes, heads
     theory     the closed forms (bulk law, spikes, thresholds, routes), population, single_token,
       |        spectral_laws, fluctuations, overlap_fluctuations, tracy_widom, heads, layers, tokens,
-      |        finite_attention, classification
+      |        finite_attention, classification, window
     numerics   checks (argument validation), linalg (eigen-solvers, the zero rule, BLAS threads),
                products (double-precision products with the table), randomness (the random streams)
 
