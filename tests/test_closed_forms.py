@@ -41,6 +41,10 @@ MOVED = {  # name: the theory module that defines it (formerly in the module of 
     "sample_size_threshold": "attnlib.theory.classification",
     # model.k_classes.spikes
     "class_spikes": "attnlib.theory._spikes",
+    # studies.real_layer
+    "score_tilt": "attnlib.theory.finite_attention",
+    "softmax_row_second_moment": "attnlib.theory.finite_attention",
+    "random_row_moments": "attnlib.theory.finite_attention",
     # studies.finite_size
     "overlap_slope": "attnlib.theory.window",
     "window_dimension": "attnlib.theory.window",
@@ -65,6 +69,11 @@ EXCEPTIONS = {  # "module:name": why it stays outside theory
     "attnlib.model.weights:prefix_snr_optimal": "alpha/kappa of a weighting: a function of the parameters w and R",
     "attnlib.model.weights:prefix_gain": "alpha/kappa of a weighting: a function of the parameters w and R",
     "attnlib.model.weights:prefix_snr": "alpha/kappa of a weighting: a function of the parameters w and R",
+    "attnlib.model.frequencies:effective_vocabulary": "Kish's effective size of the model's own frequencies, "
+                                                       "read through the model's check of a frequency vector",
+    "attnlib.model.frequencies:centroid_shift": "d / V_eff, read through the model's check of a frequency vector",
+    "attnlib.studies.learning:shortfall_constant": "a property of one maximiser found by the study's search",
+    "attnlib.studies.learning:bounded_gap": "needs the maximisers the study's search finds",
     "attnlib.studies.finite_size:overlap_dimension": "an empirical rule: its envelope constants OVERLAP_PEAK and "
                                                      "OVERLAP_TAIL are measured by chapter 9's simulations",
 }

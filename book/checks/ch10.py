@@ -24,7 +24,8 @@ import numpy as np
 
 from attnlib import Setting, theory
 from attnlib.model import positional, weights
-from attnlib.studies import downstream, learning, real_layer
+from attnlib.studies import downstream, learning
+from attnlib.theory import finite_attention
 from attnlib.theory import finite_attention
 from attnlib.views.tables import sig
 
@@ -111,9 +112,9 @@ def _end_to_end(r, rep, prefix):
 
 def _sqrt_d(r, rep, prefix):
     T, delta, gamma = r["T"], r["delta"], r["gamma"]
-    tilt_th = np.array([real_layer.score_tilt(r["tau_sqrt"], d) for d in r["tilt_dims"]])
+    tilt_th = np.array([finite_attention.score_tilt(r["tau_sqrt"], d) for d in r["tilt_dims"]])
     tilt_z = (r["tilt_hat"].mean(axis=1) - tilt_th) / se_of(r["tilt_hat"])
-    second = real_layer.random_row_moments(T, r["tau_neg"], self_key=False)[1]
+    second = finite_attention.random_row_moments(T, r["tau_neg"], self_key=False)[1]
     neg_z = np.array([(m - target) / s for (m, s), target in (
         (r["neg/kappa"], np.trace(second)), (r["neg/alpha"], np.trace(prefix.R @ second)))])
     sqrt_z = []
@@ -121,7 +122,7 @@ def _sqrt_d(r, rep, prefix):
         if self_key == "None":  # the limit is mean pooling, a fixed weighting
             second_k = np.outer(weights.mean(T), weights.mean(T))
         else:
-            second_k = real_layer.random_row_moments(T, tau, self_key=self_key == "True")[1]
+            second_k = finite_attention.random_row_moments(T, tau, self_key=self_key == "True")[1]
         e_kappa, e_alpha = np.trace(second_k), np.trace(prefix.R @ second_k)
         sp = theory.spike(theory.spike_strength(e_alpha, e_kappa, r["mu_norm2_sqrt"], delta), delta, gamma, e_kappa)
         sqrt_z.append([(top.mean() - sp.sample_eigenvalue) / se_of(top),

@@ -12,7 +12,7 @@ from checks import ch10, load
 from .conftest import page_tests, spike_with
 
 RESULTS = load("10_attention_in_practice")
-_causal, _pairs, _second, _moments = W.causal, FA.repeated_pairs, FA.deviation_second_moment, Y.random_row_moments
+_causal, _pairs, _second, _moments = W.causal, FA.repeated_pairs, FA.deviation_second_moment, FA.random_row_moments
 
 def _clipped(R, *, max_T=20, tol=1e-10):
     w = np.clip(W.optimal(np.asarray(R, dtype=float), normalize="norm"), 0.0, None)
@@ -52,12 +52,12 @@ WRONG = {  # name: (module, function, wrong function)
     # the best non-negative weights as the positive part of the signed top eigenvector
     "clipped top eigenvector for lambda_plus": (W, "optimal_nonnegative", _clipped),
     # the tilt of the sqrt(d) layer at leading order only, exp(-tau sqrt(d)) without exp(3 tau^2 / 2)
-    "leading-order tilt": (Y, "score_tilt", lambda tau, d: float(np.exp(-tau * np.sqrt(d)))),
+    "leading-order tilt": (FA, "score_tilt", lambda tau, d: float(np.exp(-tau * np.sqrt(d)))),
     # the random rows of the tau < 0 layer keep their self key
     "random rows with the self key":
-        (Y, "random_row_moments", lambda T, sigma, *, self_key=True: _moments(T, sigma, self_key=True)),
+        (FA, "random_row_moments", lambda T, sigma, *, self_key=True: _moments(T, sigma, self_key=True)),
     # the softmax of Gaussian scores treated as uniform: E[a_1^2] = 1/k^2
-    "uniform softmax rows": (Y, "softmax_row_second_moment", lambda k, sigma, *, nodes=96: 1.0 / k**2),
+    "uniform softmax rows": (FA, "softmax_row_second_moment", lambda k, sigma, *, nodes=96: 1.0 / k**2),
     # a repeated pair at the rate of independent signs, ignoring R: T(T-1)/(2V)
     "repeated pairs without R": (FA, "repeated_pairs", lambda R, V: float(len(R) * (len(R) - 1) / 2 / V)),
     # N T^2 / V repeating sequences (the pairs counted twice)
