@@ -146,9 +146,9 @@ def test_extremes_and_zero_fraction():
 
 
 def test_m4_shift_values():
-    assert token_mixing.m4_shift(0.5, 0.25, [1.0]) == pytest.approx(0.5 * 0.25**2)
-    assert token_mixing.m4_shift(0.5, 0.25, np.full(4, 0.25)) == pytest.approx(0.5 * 0.25**2 / 16)
-    assert token_mixing.m4_shift(0.5, 0.25, [3.0, 1.0]) == pytest.approx(token_mixing.m4_shift(0.5, 0.25, [0.75, 0.25]))
+    assert theory.tokens.m4_shift(0.5, 0.25, [1.0]) == pytest.approx(0.5 * 0.25**2)
+    assert theory.tokens.m4_shift(0.5, 0.25, np.full(4, 0.25)) == pytest.approx(0.5 * 0.25**2 / 16)
+    assert theory.tokens.m4_shift(0.5, 0.25, [3.0, 1.0]) == pytest.approx(theory.tokens.m4_shift(0.5, 0.25, [0.75, 0.25]))
 
 
 def _closed_walks(k):
@@ -218,7 +218,7 @@ def test_m4_shift_equals_exhaustive_walk_count(w, c):
     mp = spectral_laws.mp_moments(4, c)
     np.testing.assert_allclose(walk[:3], mp[:3], rtol=1e-12)
     delta = 0.7
-    assert walk[3] - mp[3] == pytest.approx(token_mixing.m4_shift(delta, c * delta, w) / delta**3, rel=1e-10)
+    assert walk[3] - mp[3] == pytest.approx(theory.tokens.m4_shift(delta, c * delta, w) / delta**3, rel=1e-10)
 
 
 @pytest.mark.parametrize("w", [[1.0], [0.7, 0.3], [0.25] * 4])
@@ -254,7 +254,7 @@ def test_token_mixing_T2_excess_matches_formula():
     m4 = np.mean([token_mixing.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(draws)])
     excess = m4 - spectral_laws.mp_moments(4, V / N)[3]
     c, r = V / N, float((w**4).sum() / (w @ w) ** 2)
-    assert excess == pytest.approx(token_mixing.m4_shift(1.0, 2.0, w), abs=tol)  # delta gamma^2 = c^2 at delta = 1
+    assert excess == pytest.approx(theory.tokens.m4_shift(1.0, 2.0, w), abs=tol)  # delta gamma^2 = c^2 at delta = 1
     for wrong in (c**2 * r, 0.0):  # the first-power excess, no excess
         assert abs(excess - wrong) > tol
 
@@ -289,7 +289,7 @@ def test_bad_input_raises_named_errors():
     with pytest.raises(ValueError, match="V"):
         token_mixing.token_mixing_moments(11, 10, [1.0], np.random.default_rng(0))
     with pytest.raises(ValueError, match="w"):
-        token_mixing.m4_shift(0.5, 0.25, [0.0, 0.0])
+        theory.tokens.m4_shift(0.5, 0.25, [0.0, 0.0])
     with pytest.raises(ValueError, match="draws"):
         token_mixing.t_departure(0.5, 0.25, 40, [1], seed=0, draws=1)
     with pytest.raises(ValueError, match="x"):

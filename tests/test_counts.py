@@ -7,7 +7,6 @@ import pytest
 from attnlib import Setting, sweep, theory
 from attnlib.engine import compare
 from attnlib.theory import spectral_laws, single_token
-from attnlib.studies import token_mixing
 from attnlib.model import positional
 
 
@@ -22,12 +21,12 @@ def test_count_population_is_poisson_over_its_mean():
 
 @pytest.mark.parametrize("delta,gamma", [(0.25, 0.5), (0.5, 0.5), (0.3, 0.1)])
 def test_moments_against_the_bulk_law_and_m4_shift(delta, gamma):
-    """Same first three moments as kappa (MP x MP); the 4th exceeds it by delta gamma^2 (token_mixing.m4_shift, T_eff = 1)."""
+    """Same first three moments as kappa (MP x MP); the 4th exceeds it by delta gamma^2 (theory.tokens.m4_shift, T_eff = 1)."""
     m = single_token.moments(5, delta, gamma)
     b = theory.bulk_moments(5, delta, gamma)
     np.testing.assert_allclose(m[:3], b[:3], rtol=1e-12)
     assert m[1] == pytest.approx(1 + delta + gamma, rel=1e-12)
-    assert m[3] - b[3] == pytest.approx(token_mixing.m4_shift(delta, gamma, np.eye(4)[0]), rel=1e-9)
+    assert m[3] - b[3] == pytest.approx(theory.tokens.m4_shift(delta, gamma, np.eye(4)[0]), rel=1e-9)
     assert m[3] - b[3] == pytest.approx(delta * gamma**2, rel=1e-9)
     np.testing.assert_allclose(single_token.moments(3, delta, gamma, kappa=2.0), 2.0 ** np.arange(1, 4) * m[:3],
                                rtol=1e-12)

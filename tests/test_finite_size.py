@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from attnlib import Setting, simulate
+from attnlib import Setting, simulate, theory
 from attnlib.studies import finite_size
 from attnlib.model import positional
 from attnlib.numerics import linalg
@@ -105,7 +105,7 @@ def test_overlap_slope_is_the_derivative_of_the_limit_overlap():
         x = theory.critical_x(delta, gamma)[0]
         s2 = delta + gamma + delta * gamma
         closed = (3 * x**2 - s2) / (x**2 * (x + gamma))  # d/dx of (x^3 - s2 x - 2 s3) / (x^2 (x + gamma))
-        assert finite_size.overlap_slope(delta, gamma) == pytest.approx(closed, rel=1e-5)
+        assert theory.window.overlap_slope(delta, gamma) == pytest.approx(closed, rel=1e-5)
 
 
 def test_window_dimension_inverts_in_critical_window():
@@ -115,11 +115,11 @@ def test_window_dimension_inverts_in_critical_window():
     base = Setting(d=400, V=800, N=1600, mu_norm2=0.5, process=positional.prefix(16, 4), weights="mean")
     x_star = theory.critical_x(0.5, 0.25)[0]
     for gap in (-0.3, 0.05, 0.2):
-        d_w = finite_size.window_dimension(0.5 + x_star + gap, 0.5, 0.25)
+        d_w = theory.window.window_dimension(0.5 + x_star + gap, 0.5, 0.25)
         for d, inside in ((int(d_w * 0.9), True), (int(d_w * 1.1) + 2, False)):
             s = base.at_dimension(max(d, 4)).with_theta(0.5 + x_star + gap)
             assert downstream.in_critical_window(s) is inside, (gap, d)
-    assert finite_size.window_dimension(0.5 + x_star, 0.5, 0.25) == np.inf
+    assert theory.window.window_dimension(0.5 + x_star, 0.5, 0.25) == np.inf
 
 
 def _exact_window_dimension(theta, delta, gamma, level=0.95):
@@ -150,7 +150,7 @@ def test_window_dimension_is_where_the_outlier_meets_the_margin(delta, gamma):
     x_star = theory.critical_x(delta, gamma)[0]
     errors = {}
     for gap in (0.004, -0.004, 0.02, -0.02):
-        d_rule = finite_size.window_dimension(delta + x_star + gap, delta, gamma)
+        d_rule = theory.window.window_dimension(delta + x_star + gap, delta, gamma)
         d_exact = _exact_window_dimension(delta + x_star + gap, delta, gamma)
         errors[gap] = d_rule / d_exact - 1
         for wrong in (d_rule * 2**-1.5, d_rule**0.5):
@@ -169,7 +169,7 @@ def test_overlap_dimension_rule():
     from attnlib import theory
 
     x_star = theory.critical_x(0.5, 0.25)[0]
-    a = finite_size.overlap_slope(0.5, 0.25)
+    a = theory.window.overlap_slope(0.5, 0.25)
 
     def envelope(d, gap):  # d is real here; window_width takes integers and scales exactly as d^(-1/3)
         w = fluctuations.window_width(0.5, 0.25, 1) * d ** (-1 / 3)

@@ -5,6 +5,7 @@ import pytest
 from scipy.special import softmax
 
 from attnlib.studies import causal_attention, real_layer
+from attnlib.theory import finite_attention
 from attnlib.model import positional, weights
 from attnlib.engine.montecarlo import streams
 
@@ -43,22 +44,22 @@ def test_pooling_weights_validate():
 
 
 def test_softmax_row_second_moment_limits_and_monte_carlo():
-    assert real_layer.softmax_row_second_moment(1, 2.0) == 1.0
-    assert np.isclose(real_layer.softmax_row_second_moment(7, 0.0), 1 / 49)
-    assert np.isclose(real_layer.softmax_row_second_moment(7, 1e-4), 1 / 49, rtol=1e-6)
-    assert real_layer.softmax_row_second_moment(5, -1.3) == real_layer.softmax_row_second_moment(5, 1.3)
+    assert finite_attention.softmax_row_second_moment(1, 2.0) == 1.0
+    assert np.isclose(finite_attention.softmax_row_second_moment(7, 0.0), 1 / 49)
+    assert np.isclose(finite_attention.softmax_row_second_moment(7, 1e-4), 1 / 49, rtol=1e-6)
+    assert finite_attention.softmax_row_second_moment(5, -1.3) == finite_attention.softmax_row_second_moment(5, 1.3)
     g = np.random.default_rng(2).standard_normal((400_000, 5))
     a2 = softmax(1.0 * g, axis=1)[:, 0] ** 2
-    assert abs(a2.mean() - real_layer.softmax_row_second_moment(5, 1.0)) < 4 * a2.std() / np.sqrt(a2.size)
+    assert abs(a2.mean() - finite_attention.softmax_row_second_moment(5, 1.0)) < 4 * a2.std() / np.sqrt(a2.size)
     with pytest.raises(ValueError, match="k"):
-        real_layer.softmax_row_second_moment(0, 1.0)
+        finite_attention.softmax_row_second_moment(0, 1.0)
 
 
 def test_random_row_moments_means_and_zero_sigma():
     T = 6
-    mean, second = real_layer.random_row_moments(T, 0.0)
+    mean, second = finite_attention.random_row_moments(T, 0.0)
     assert np.allclose(mean, weights.causal(T, 0.0)) and np.allclose(second, np.outer(mean, mean))
-    mean, second = real_layer.random_row_moments(T, -1.0, self_key=False)
+    mean, second = finite_attention.random_row_moments(T, -1.0, self_key=False)
     expected = np.eye(T)[0] / T + (T - 1) / T * weights.causal(T, 0.0, strict=True)
     assert np.allclose(mean, expected)
     assert np.allclose(second, second.T) and np.linalg.eigvalsh(second - np.outer(mean, mean))[0] > -1e-12
@@ -71,7 +72,7 @@ def test_random_row_moments_against_sampled_rows():
     for t in range(1, T + 1):
         W[:, :t] += softmax(sigma * rng.standard_normal((n, t)), axis=1)
     W /= T
-    _, second = real_layer.random_row_moments(T, sigma)
+    _, second = finite_attention.random_row_moments(T, sigma)
     emp = W.T @ W / n
     assert np.max(np.abs(emp - second)) < 5e-4
 
@@ -210,9 +211,9 @@ def test_score_tilt_is_the_chi_squared_laplace_transform():
     d, tau = 64, 0.3
     x, y = rng.standard_normal((2, 200_000, d))
     ratio = np.exp(tau * (np.einsum("nd,nd->n", x, y) - np.einsum("nd,nd->n", x, x)) / np.sqrt(d))
-    assert real_layer.score_tilt(tau, d) == pytest.approx(ratio.mean(), rel=4 * ratio.std() / ratio.mean() / np.sqrt(ratio.size))
+    assert finite_attention.score_tilt(tau, d) == pytest.approx(ratio.mean(), rel=4 * ratio.std() / ratio.mean() / np.sqrt(ratio.size))
     big = 10**6
-    assert np.log(real_layer.score_tilt(0.5, big)) == pytest.approx(-0.5 * np.sqrt(big) + 1.5 * 0.25, abs=1e-2)
+    assert np.log(finite_attention.score_tilt(0.5, big)) == pytest.approx(-0.5 * np.sqrt(big) + 1.5 * 0.25, abs=1e-2)
 
 
 def test_repeated_pairs_counts_same_token_pairs():
@@ -224,5 +225,5 @@ def test_repeated_pairs_counts_same_token_pairs():
         tok = generative.sample_tokens(proc.sample(40_000, rng), 40, rng)
         counts = ((tok[:, :, None] == tok[:, None, :]).sum(axis=(1, 2)) - 10) / 2
         se = counts.std() / np.sqrt(counts.size)
-        assert abs(counts.mean() - causal_attention.repeated_pairs(proc.R, 40)) < 4 * se
-    assert causal_attention.repeated_pairs(np.eye(4), 8) == pytest.approx(6 / 8)
+        assert abs(counts.mean() - finite_attention.repeated_pairs(proc.R, 40)) < 4 * se
+    assert finite_attention.repeated_pairs(np.eye(4), 8) == pytest.approx(6 / 8)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from attnlib.studies import causal_attention
+from attnlib.theory import finite_attention
 from attnlib.model import generative, positional as P, weights as W
 
 
@@ -133,22 +134,22 @@ def test_deviation_second_moment_matches_monte_carlo(tau, strict):
     X, _, tokens = causal_attention.sample_embeddings(proc, 3000, d, V, 1.0, rng)
     dev = causal_attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict)
     full = np.sqrt(np.mean(dev**2))
-    assert full == pytest.approx(causal_attention.deviation_rms(T, tau, d, V=V, R=proc.R, strict=strict), rel=0.08)
+    assert full == pytest.approx(finite_attention.deviation_rms(T, tau, d, V=V, R=proc.R, strict=strict), rel=0.08)
     distinct = np.array([len(set(row)) == T for row in tokens])
     gauss = np.sqrt(np.mean(dev[distinct] ** 2))
-    assert gauss == pytest.approx(causal_attention.deviation_rms(T, tau, d, strict=strict), rel=0.08)
+    assert gauss == pytest.approx(finite_attention.deviation_rms(T, tau, d, strict=strict), rel=0.08)
     # the covariance matrix itself, not only its trace
-    M = causal_attention.deviation_second_moment(T, tau, d, strict=strict)
+    M = finite_attention.deviation_second_moment(T, tau, d, strict=strict)
     emp = dev[distinct].T @ dev[distinct] / distinct.sum()
     assert np.linalg.norm(emp - M) < 0.15 * np.linalg.norm(M)
 
 
 def test_deviation_second_moment_limits():
-    assert causal_attention.deviation_rms(8, 0.0, 100) == 0.0  # tau = 0: all scores equal, weights exact at any d
-    a, b = causal_attention.deviation_rms(8, 1.0, 100), causal_attention.deviation_rms(8, 1.0, 400)
+    assert finite_attention.deviation_rms(8, 0.0, 100) == 0.0  # tau = 0: all scores equal, weights exact at any d
+    a, b = finite_attention.deviation_rms(8, 1.0, 100), finite_attention.deviation_rms(8, 1.0, 400)
     assert a / b == pytest.approx(2.0)  # 1/sqrt(d)
     with pytest.raises(ValueError, match="R must be"):
-        causal_attention.deviation_second_moment(4, 1.0, 10, R=np.eye(3))
+        finite_attention.deviation_second_moment(4, 1.0, 10, R=np.eye(3))
 
 
 def test_snr_rows():
@@ -176,7 +177,7 @@ def test_deviation_mean_matches_monte_carlo(tau, strict, mu2):
         distinct = np.array([np.unique(row).size == T for row in tokens])
         devs.append((causal_attention.causal_attention_weights(X, tau, strict=strict) - W.causal(T, tau, strict=strict))[distinct])
     dev = np.concatenate(devs)
-    pred = causal_attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=proc.R, strict=strict)
+    pred = finite_attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=proc.R, strict=strict)
     se = dev.std(axis=0) / np.sqrt(len(dev))
     np.testing.assert_array_less(np.abs(dev.mean(axis=0) - pred), 5 * se + 0.1 * np.abs(pred) + 1e-12)
     assert abs(pred.sum()) < 1e-15  # weights always sum to 1
@@ -186,10 +187,10 @@ def test_deviation_mean_matches_monte_carlo(tau, strict, mu2):
     (lambda: causal_attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 7, 1.0, np.random.default_rng(0)), "V"),
     (lambda: causal_attention.sample_embeddings(np.eye(4), 2, 10, 8, 1.0, np.random.default_rng(0)), "process"),
     (lambda: causal_attention.sample_embeddings(P.markov(4, 0.5), 2, 10, 8, 1.0, 0), "rng"),
-    (lambda: causal_attention.deviation_second_moment(4, float("nan"), 10), "tau"),
-    (lambda: causal_attention.deviation_second_moment(1, 1.0, 10, strict=True), "T"),
-    (lambda: causal_attention.deviation_mean(4, 1.0, 0), "d"),
-    (lambda: causal_attention.deviation_mean(4, 1.0, 10, mu_norm2=-1.0), "mu_norm2"),
+    (lambda: finite_attention.deviation_second_moment(4, float("nan"), 10), "tau"),
+    (lambda: finite_attention.deviation_second_moment(1, 1.0, 10, strict=True), "T"),
+    (lambda: finite_attention.deviation_mean(4, 1.0, 0), "d"),
+    (lambda: finite_attention.deviation_mean(4, 1.0, 10, mu_norm2=-1.0), "mu_norm2"),
 ])
 def test_attention_bad_input(call, name):
     with pytest.raises(ValueError, match=name):

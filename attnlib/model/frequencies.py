@@ -12,6 +12,11 @@ universality chapter):
   terms, a generalised Marchenko-Pastur law with the token-side population :math:`\omega_v = V\pi_v`
   (:func:`population`, then :mod:`attnlib.theory.population` with ``side="tokens"``);
 * the most frequent tokens, atoms of that population far above the others, become outliers of their own.
+
+:func:`effective_vocabulary` and :func:`centroid_shift` (= d / V_eff) are functions of the model's frequencies that
+read them through the model's own check of a frequency vector, so they stay with the model variant: an exception
+to "every closed form in theory" (listed in tests/test_closed_forms.py); the laws they feed are in
+:mod:`attnlib.theory.population`.
 """
 
 from __future__ import annotations

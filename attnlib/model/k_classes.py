@@ -12,7 +12,8 @@ with :math:`W' = ZPZ^\top/V` (P removes the K class indicators) and :math:`\alph
 :math:`R_{ts} = p^{|t-s|}`. B has rank K - 1; its eigenvalues tend to :math:`\nu_j + \delta`, where
 :math:`\nu_j` are those of the scatter of the means :math:`\frac1K\sum_k(\mu_k-\bar\mu)(\mu_k-\bar\mu)^\top`
 (:func:`scatter_eigenvalues`), so each direction j is a spike of strength
-:math:`\theta_j = (\alpha/\kappa)(\nu_j + \delta)` with the book's thresholds and overlaps (:func:`spikes`).
+:math:`\theta_j = (\alpha/\kappa)(\nu_j + \delta)` with the book's thresholds and overlaps
+(:func:`attnlib.theory.class_spikes`, through :meth:`ClassSetting.spikes`).
 K = 2 with means :math:`\pm\mu` is the book's model (:math:`\nu_1 = \|\mu\|^2`).
 """
 
@@ -27,8 +28,7 @@ from attnlib import theory
 from attnlib.model.generative import draw_rows
 from attnlib.model.variants import ModelOptions
 
-__all__ = ["LabelChain", "ClassVocabulary", "draw_vocabulary", "scatter_eigenvalues", "ClassSetting", "spikes",
-           "ClassSweep", "sweep"]
+__all__ = ["LabelChain", "ClassVocabulary", "draw_vocabulary", "scatter_eigenvalues", "ClassSetting"]
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,12 @@ def draw_vocabulary(d: int, V: int, means, rng: np.random.Generator, *,
 
 
 def scatter_eigenvalues(means) -> np.ndarray:
-    """nu_1 >= ... >= nu_{K-1}: eigenvalues of (1/K) sum_k (mu_k - mu_bar)(mu_k - mu_bar)^T."""
+    """nu_1 >= ... >= nu_{K-1}: eigenvalues of (1/K) sum_k (mu_k - mu_bar)(mu_k - mu_bar)^T.
+
+    A property of the model's parameters (the class means), as ``alpha`` and ``kappa`` are, not a limit: it stays
+    in the model (an exception listed in tests/test_closed_forms.py); the spikes it feeds are
+    :func:`attnlib.theory.class_spikes`.
+    """
     M = _means(means)
     Mc = M - M.mean(axis=0)
     return np.linalg.eigvalsh(Mc @ Mc.T / M.shape[0])[::-1][: M.shape[0] - 1]
@@ -159,14 +164,9 @@ class ClassSetting:
     gamma = property(lambda self: self.d / self.N, doc="d / N.")
     alpha = property(lambda self: float(self.weights @ self.chain.R @ self.weights), doc="w^T R w.")
     kappa = property(lambda self: float(self.weights @ self.weights), doc="||w||^2.")
+    snr = property(lambda self: self.alpha / self.kappa, doc="alpha / kappa, the signal-to-noise ratio of the weights.")
 
     def spikes(self) -> theory.Spike:
-        """The K - 1 spikes (arrays over the directions, strongest first): :func:`spikes`."""
-        return spikes(self.means, self.delta, self.gamma, self.alpha / self.kappa, self.kappa)
+        """The K - 1 spikes (arrays over the directions, strongest first): :func:`attnlib.theory.class_spikes`."""
+        return theory.class_spikes(scatter_eigenvalues(self.means), self.delta, self.gamma, self.snr, self.kappa)
 
-
-def spikes(means, delta, gamma, snr, kappa=1.0) -> theory.Spike:
-    """Strengths theta_j = snr (nu_j + delta) and the book's spike formulas for each (``theory.spike``)."""
-    snr = _v.positive("snr", snr)
-    return theory.spike(snr * (scatter_eigenvalues(means) + _v.positive("delta", delta)), delta, gamma, kappa,
-                        direction="between-class")

@@ -5,6 +5,11 @@ Only the direction of ``w`` matters for recovery (alpha/kappa is scale invariant
 One scaling per name: named weightings ("mean", "causal", "optimal": :data:`NAMED`, ``Setting(weights=...)``,
 the keys of :func:`weightings`) sum to 1, like attention weights; unit-norm weights are asked for explicitly
 (``optimal(R, normalize="norm")``, or "optimal (unit norm)" in :func:`weightings`).
+
+The weightings and their alpha/kappa (the prefix model's :func:`prefix_snr_mean`, :func:`prefix_snr_optimal`,
+:func:`prefix_gain`, :func:`prefix_snr`, and the d -> infinity limit :func:`causal` of attention) are functions of
+the model's parameters w and R that define what the model is run with, so they stay in the model: an exception to
+"every closed form in theory", listed in tests/test_closed_forms.py.
 """
 
 from __future__ import annotations

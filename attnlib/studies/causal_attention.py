@@ -6,9 +6,9 @@ the mean over queries of the attention each puts on s. :func:`attnlib.model.weig
 
 Besides the empirical weights this module draws the token embeddings of sequences of the model at any d (only
 the vocabulary rows the sequences use are drawn, so d = 10^4 costs n T d numbers, not V d), and predicts how far
-the empirical weights stray from the limit at finite d and V (:func:`deviation_second_moment`,
-:func:`deviation_mean`). :func:`deviation_scan` measures that distance over a range of d in independent
-replicates, so that rates come with standard errors.
+the empirical weights stray from the limit at finite d and V (the closed forms of
+:mod:`attnlib.theory.finite_attention`). :func:`deviation_scan` measures that distance over a range of d in
+independent replicates, so that rates come with standard errors.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from attnlib.model import weights as _w
 from attnlib.model.generative import sample_tokens
 from attnlib.model.positional import SignProcess
 
-__all__ = ["causal_attention_weights", "sample_embeddings", "deviation_second_moment", "deviation_rms",
-           "repeated_pairs", "deviation_mean", "DeviationScan", "deviation_scan"]
+__all__ = ["causal_attention_weights", "sample_embeddings", "DeviationScan", "deviation_scan"]
 
 
 def causal_attention_weights(X, tau: float = 0.0, *, strict: bool = False) -> np.ndarray:
@@ -92,125 +91,6 @@ def sample_embeddings(process: SignProcess, n: int, d: int, V: int, mu_norm2: fl
     rows = rng.standard_normal((used.size, d))
     rows[:, 0] += np.where(used < V // 2, 1.0, -1.0) * np.sqrt(mu_norm2)  # class +1 is 0..V/2-1
     return rows[inverse.reshape(tokens.shape)], xi, tokens
-
-
-def _rows(T: int, tau: float, strict: bool):
-    """Limit attention rows: for each query, (query index, keys, limit probabilities, index of self or None)."""
-    e = np.exp(min(tau, 700.0))
-    out = []
-    for t in range(1 if strict else 0, T):
-        if strict:
-            keys = np.arange(t)
-            p = np.full(t, 1.0 / t)
-            out.append((t, keys, p, None))
-        else:
-            keys = np.arange(t + 1)
-            p = np.ones(t + 1)
-            p[t] = e
-            out.append((t, keys, p / p.sum(), t))
-    return out
-
-
-def deviation_second_moment(T: int, tau: float, d: int, *, V: int | None = None, R=None,
-                            strict: bool = False) -> np.ndarray:
-    r"""Leading-order E[(w - w_inf)(w - w_inf)^T] of the empirical attention weights of one sequence (T x T).
-
-    w_inf = :func:`attnlib.model.weights.causal`. Two finite-size effects, both of order 1/d when V is proportional
-    to d:
-
-    * Gaussian fluctuation of the scores. Query t's scores are tau (1{s=t} + eps_ts) with
-      eps_tt = ||x_t||^2/d - 1 of variance 2/d and eps_ts = x_t^T x_s/d of variance 1/d, all uncorrelated
-      (to leading order; the signal adds O(1/d) to the mean only). Each pair (t, s) enters one query's row
-      only, so rows are independent, and the softmax Jacobian J_t = diag(p_t) - p_t p_t^T gives
-      Cov(w) ~ (tau^2 / Q^2) sum_t J_t D_t J_t with D_t = diag(eps variances) and Q the number of queries.
-    * Repeated tokens (only if V is given). Positions t > s hold the same token with probability
-      (1 + R_ts)/V (same sign with probability (1 + R_ts)/2, then 1 of V/2 tokens); then x_t^T x_s/d -> 1 and
-      key s gets the self score tau in query t's row. Each such event moves w by a finite Delta_ts / Q and
-      contributes (1 + R_ts)/V Delta_ts Delta_ts^T. R defaults to the identity.
-
-    Valid for tau / sqrt(d) small (the expansion is in the score perturbations, the next order is
-    O(tau^4/d^2)).
-    """
-    T = _v.positive_int("T", T, minimum=2 if strict else 1)
-    tau = _v.finite_scalar("tau", tau)
-    d = _v.positive_int("d", d)
-    if V is not None:
-        V = _v.positive_int("V", V, even=True, minimum=2)
-    R = np.eye(T) if R is None else _v.correlation_matrix("R", R)
-    if R.shape != (T, T):
-        raise ValueError(f"R must be T x T = {T} x {T}, got shape {R.shape}")
-    rows = _rows(T, tau, strict)
-    Q = len(rows)
-    e = np.exp(min(tau, 700.0))
-    M = np.zeros((T, T))
-    for t, keys, p, self_idx in rows:
-        var = np.full(keys.size, 1.0 / d)
-        if self_idx is not None:
-            var[self_idx] = 2.0 / d
-        J = np.diag(p) - np.outer(p, p)
-        M[np.ix_(keys, keys)] += tau**2 * (J * var) @ J
-        if V is None:
-            continue
-        for j, s in enumerate(keys):
-            if s == t:
-                continue
-            scores = np.ones(keys.size)
-            if self_idx is not None:
-                scores[self_idx] = e
-            scores[j] = e
-            delta = scores / scores.sum() - p
-            M[np.ix_(keys, keys)] += (1.0 + R[t, s]) / V * np.outer(delta, delta)
-    return M / Q**2
-
-
-def deviation_rms(T: int, tau: float, d: int, *, V: int | None = None, R=None, strict: bool = False) -> float:
-    """Predicted root-mean-square of w_s - w_inf,s over positions s for one sequence: sqrt(trace(M) / T)."""
-    M = deviation_second_moment(T, tau, d, V=V, R=R, strict=strict)
-    return float(np.sqrt(np.trace(M) / M.shape[0]))
-
-
-def repeated_pairs(R, V: int) -> float:
-    r"""Expected number of position pairs s < t of one sequence holding the same token: sum_{s<t} (1 + R_ts) / V.
-
-    Positions t and s carry the same sign with probability (1 + R_ts)/2, and then the same one of the V/2
-    tokens of that class with probability 2/V. The pairs are nearly independent events of probability O(1/V),
-    so a sequence repeats some token with probability about 1 - exp(-repeated_pairs), and among N sequences
-    about N T^2 / (2V) do when R = I.
-    """
-    R = _v.correlation_matrix("R", R)
-    V = _v.positive_int("V", V, even=True, minimum=2)
-    return float(np.sum(1.0 + R[np.triu_indices(R.shape[0], 1)]) / V)
-
-
-def deviation_mean(T: int, tau: float, d: int, *, mu_norm2: float = 0.0, R=None, strict: bool = False) -> np.ndarray:
-    r"""Leading-order bias E[w - w_inf] (length T, order 1/d) of the empirical weights, for distinct tokens.
-
-    Second-order expansion of each query's softmax in its score perturbations tau eps: the mean of eps
-    (E[||x_t||^2/d - 1] = ||mu||^2/d, E[x_t^T x_s/d] = R_ts ||mu||^2/d) enters through the Jacobian,
-    and the variances (2/d on the self score, 1/d on the others) through the second derivatives
-    d^2 p_s / d a_u^2 = p_s (1{s=u} - p_u)^2 - p_s p_u (1 - p_u). Terms of order 1/d^2 are dropped. Sequences
-    with a repeated token are excluded (their contribution is of order 1/V, see
-    :func:`deviation_second_moment`). R defaults to the identity.
-    """
-    T = _v.positive_int("T", T, minimum=2 if strict else 1)
-    tau = _v.finite_scalar("tau", tau)
-    d = _v.positive_int("d", d)
-    mu_norm2 = _v.nonnegative("mu_norm2", mu_norm2)
-    R = np.eye(T) if R is None else _v.correlation_matrix("R", R)
-    if R.shape != (T, T):
-        raise ValueError(f"R must be T x T = {T} x {T}, got shape {R.shape}")
-    rows = _rows(T, tau, strict)
-    bias = np.zeros(T)
-    for t, keys, p, self_idx in rows:
-        mean_eps = R[t, keys] * mu_norm2 / d  # R_tt = 1 gives the self term ||mu||^2/d
-        var = np.full(keys.size, 1.0 / d)
-        if self_idx is not None:
-            var[self_idx] = 2.0 / d
-        J = np.diag(p) - np.outer(p, p)
-        # second derivatives: rows s (output), columns u (perturbed logit)
-        D2 = p[:, None] * (np.eye(keys.size) - p[None, :]) ** 2 - p[:, None] * (p * (1.0 - p))[None, :]
-        bias[keys] += tau * J @ mean_eps + 0.5 * tau**2 * D2 @ var
-    return bias / len(rows)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ Task
     (prefix, suffix, a single block) and raises ValueError otherwise (Markov chains, several blocks), where no
     position is singled out; pass ``position=`` explicitly there.
 
-Theory (conditional on the vocabulary, h = mu + Zs/V, W' the Wishart part, see the model chapter)
+Theory (given the vocabulary, h = mu + Zs/V, W' the Wishart part; in :mod:`attnlib.theory.classification`)
     E[xi_t | xi_b = y] = R_tb y for a sign process symmetric under a global flip, so
     E[c | y] = a y h + (sum w) g with the *label signal* a = (R w)_b, and the class-conditional covariance
     (averaged over the two classes) is Sigma_n = kappa W' + (alpha - a^2) h h^T. Two predictions follow:
@@ -23,21 +23,19 @@ Theory (conditional on the vocabulary, h = mu + Zs/V, W' the Wishart part, see t
       A sequence outside the training set has projection with class mean +-a <u_hat, h> and variance
       u_hat^T Sigma_n u_hat = u_hat^T Sigma u_hat - a^2 <u_hat, h>^2, with <u_hat, h>^2 = ||h||^2 x (sample
       overlap with h) and u_hat^T Sigma u_hat = l^2 / lambda (l population outlier, lambda sample outlier; the
-      ``quad`` of :class:`SpectralPrediction`, derived below). Gaussian approximation: Phi(a abs(<u_hat, h>) / sd).
-      These are the spike formulas of Theorems 3-4, which assume the bulk law (many tokens per pooled vector).
+      ``quad`` of :class:`attnlib.theory.classification.SpectralPrediction`). Gaussian approximation:
+      Phi(a abs(<u_hat, h>) / sd). These are the spike formulas of Theorems 3-4, which assume the bulk law (many
+      tokens per pooled vector).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from scipy.special import ndtr
 
 from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
-from attnlib.theory import fluctuations
-from attnlib import theory
+from attnlib.theory import classification, fluctuations
+from attnlib.theory.classification import SpectralPrediction
 from attnlib.studies.classifiers import DEFAULT_LAMBDAS
 from attnlib.model.positional import SignProcess
 from attnlib.model.setting import Setting
@@ -47,7 +45,6 @@ __all__ = [
     "label_position",
     "labels",
     "label_signal",
-    "SpectralPrediction",
     "spectral_accuracy",
     "label_snr",
     "fisher_accuracy",
@@ -110,7 +107,12 @@ def labels(process: SignProcess, xi, position: int | None = None) -> np.ndarray:
 
 
 def label_signal(w, R, position: int) -> float:
-    """a = (R w)_b = sum_t w_t R_tb: the class mean of a pooled vector is a y h (plus the common (sum w) g)."""
+    """a = (R w)_b = sum_t w_t R_tb: the class mean of a pooled vector is a y h (plus the common (sum w) g).
+
+    A property of the task's parameters (w, R and the label position), as alpha = w^T R w is, not a limit: it
+    stays with the task (an exception listed in tests/test_closed_forms.py); the predictions it feeds are in
+    :mod:`attnlib.theory.classification`.
+    """
     R = _v.correlation_matrix("R", R)
     w = _v.weights_vector("w", w, R.shape[0])
     position = _v.positive_int("position", position, minimum=0)
@@ -122,102 +124,38 @@ def label_signal(w, R, position: int) -> float:
 # --------------------------------------------------------------------------------------------------- theory
 
 
-def _quadratic_form(sp: theory.Spike) -> float:
-    r"""u_hat^T Sigma u_hat for the top eigenvector u_hat of S, Sigma = Cov(c | E): l^2 / lambda of the spike
-    ``sp`` of h (the ``quad`` of :func:`spectral_accuracy`).
-
-    Derivation: the eigenvalues of S = Sigma^{1/2} Y Sigma^{1/2} are those of Y^{1/2} Sigma Y^{1/2}; perturbing
-    Sigma -> Sigma + eps Sigma^2 moves the outlier by (Hellmann-Feynman) d lambda/d eps = lambda u_hat^T Sigma u_hat.
-    The generalized-spike outlier lambda = l (1 + gamma int t/(l - t) dH(t)) moves, under t -> t + eps t^2,
-    l -> l + eps l^2, by exactly l^2, so u_hat^T Sigma u_hat = l^2 / lambda
-    = kappa (x + 1)(x + delta)/(x + gamma), x = theta - delta. ``nan`` below the sample threshold.
-    """
-    return float(sp.population_eigenvalue**2 / sp.sample_eigenvalue)
-
-
-@dataclass(frozen=True)
-class SpectralPrediction:
-    """Predicted behaviour of the spectral classifier (Gaussian approximation of the projection).
-
-    ``a``: label signal; ``eta2``: <u_hat, h>^2; ``quad``: u_hat^T Sigma u_hat; ``noise_var``: within-class variance
-    of the projection; ``snr``: a abs(eta) / sd; ``accuracy_signed``: Phi(snr), sign of u_hat known;
-    ``sign_error``: probability that ``n_anchor`` labelled sequences pick the wrong sign; ``accuracy``: with it.
-    Below the sample threshold eta2 = 0 and the accuracy is 1/2.
-    """
-
-    a: float
-    eta2: float
-    quad: float
-    noise_var: float
-    snr: float
-    accuracy_signed: float
-    sign_error: float
-    accuracy: float
-
-
 def spectral_accuracy(setting: Setting, position: int | None = None, n_anchor: int | None = None,
                       h_norm2: float | None = None) -> SpectralPrediction:
     """Predicted test accuracy of the sign of the projection on the top eigenvector of the centered S.
 
     N = setting.N unlabeled training sequences give u_hat; the classifier is sign(u_hat^T (c - c_bar)) with the
-    sign of u_hat fixed by ``n_anchor`` labelled sequences held out of S (None: the sign is known). Gaussian
-    approximation of the projection of a sequence outside the training set: class means +-a abs(<u_hat, h>),
-    variance u_hat^T Sigma u_hat - a^2 <u_hat, h>^2 = l^2/lambda - a^2 <u_hat, h>^2. The anchors are such
-    sequences, so the vote sum_i y_i p_i has mean k a abs(eta) and variance k sd^2: the sign is wrong with
-    probability Phi(-sqrt(k) snr), and then the accuracy is 1 - Phi(snr). Anchors taken among the training rows
-    would not fit this formula: an in-sample projection has second moment lambda (the top eigenvalue itself),
-    not l^2/lambda, and a different mean; ``attnlib.studies.experiment.run_experiment`` holds its anchors out.
-
-    ``h_norm2``: the squared norm ||h||^2 of the class centroid of one given vocabulary (default: its limit
-    ||mu||^2 + delta). The vocabulary enters the spike only through it: the strength becomes theta ||h||^2 /
-    (||mu||^2 + delta) = alpha ||h||^2 / kappa, and <u_hat, h>^2 = ||h||^2 x (sample overlap with h).
+    sign of u_hat fixed by ``n_anchor`` labelled sequences held out of S (None: the sign is known); ``h_norm2``:
+    the squared norm of the class centroid of one given vocabulary (default: its limit ||mu||^2 + delta). The
+    formula is :func:`attnlib.theory.classification.spectral_prediction`, at the label signal of ``position``.
+    Anchors taken among the training rows would not fit it: an in-sample projection has second moment lambda (the
+    top eigenvalue itself), not l^2/lambda, and a different mean; ``attnlib.studies.experiment.run_experiment``
+    holds its anchors out.
     """
     check_setting(setting)
-    b = resolve_position(setting.process, position)
-    a = abs(label_signal(setting.weights, setting.R, b))
-    h2_limit = setting.mu_norm2 + setting.delta
-    if h_norm2 is None:
-        h2, sp = h2_limit, setting.signal_h()
-    else:
-        h2 = _v.positive("h_norm2", h_norm2)
-        sp = theory.spike(setting.theta * h2 / h2_limit, setting.delta, setting.gamma, setting.kappa, direction="h")
-    if not sp.sample_detectable:
-        return SpectralPrediction(a, 0.0, float("nan"), float("nan"), 0.0, 0.5, 0.5, 0.5)
-    eta2 = float(h2 * sp.sample_overlap)
-    quad = _quadratic_form(sp)
-    noise_var = quad - a * a * eta2
-    snr = a * np.sqrt(eta2 / noise_var)
-    signed = float(ndtr(snr))
-    if n_anchor is None:
-        flip = 0.0
-    else:
-        flip = float(ndtr(-np.sqrt(_v.positive_int("n_anchor", n_anchor)) * snr))
-    accuracy = (1 - flip) * signed + flip * (1 - signed)
-    return SpectralPrediction(a, eta2, quad, noise_var, float(snr), signed, flip, accuracy)
+    a = abs(label_signal(setting.weights, setting.R, resolve_position(setting.process, position)))
+    return classification.spectral_prediction(a, setting.theta, setting.delta, setting.gamma, setting.kappa,
+                                              setting.mu_norm2, h_norm2=h_norm2, n_anchor=n_anchor)
 
 
 def label_snr(setting: Setting, position: int | None = None) -> float:
-    """Fisher separation varsigma^2 = a^2 h^T Sigma_n^{-1} h of the label, in the limit (infinite training set).
-
-    With Sigma_n = kappa W' + (alpha - a^2) h h^T, Sherman-Morrison and h^T W'^{-1} h -> ||h||^2 / (1 - delta):
-    varsigma^2 = (a^2/kappa) M / (1 + (alpha - a^2) M / kappa), M = (||mu||^2 + delta) / (1 - delta).
-    Needs delta < 1: for d >= V the pooled vectors live in the V-dimensional span of the table, W' is singular.
-    """
+    """Fisher separation varsigma^2 of the label, in the limit (infinite training set): the formula
+    :func:`attnlib.theory.classification.label_separation` at the label signal of ``position`` (needs delta < 1)."""
     check_setting(setting)
-    if setting.delta >= 1:
-        raise ValueError(f"the label SNR needs delta = d/V < 1 (W' invertible), got delta = {setting.delta:g}")
-    b = resolve_position(setting.process, position)
-    a = label_signal(setting.weights, setting.R, b)
-    M = (setting.mu_norm2 + setting.delta) / (1 - setting.delta)
-    return float(a * a / setting.kappa * M / (1 + (setting.alpha - a * a) / setting.kappa * M))
+    a = label_signal(setting.weights, setting.R, resolve_position(setting.process, position))
+    return classification.label_separation(a, setting.mu_norm2, setting.delta, setting.alpha, setting.kappa)
 
 
 def fisher_accuracy(setting: Setting, position: int | None = None) -> float:
-    """Phi(varsigma): Gaussian-approximation accuracy of the Fisher discriminant of the vocabulary.
-
-    See :func:`label_snr` (needs delta < 1).
-    """
-    return float(ndtr(np.sqrt(label_snr(setting, position))))
+    """Phi(varsigma): Gaussian-approximation accuracy of the Fisher discriminant of the vocabulary, the formula
+    :func:`attnlib.theory.classification.fisher_ceiling` at the label signal of ``position`` (needs delta < 1)."""
+    check_setting(setting)
+    a = label_signal(setting.weights, setting.R, resolve_position(setting.process, position))
+    return classification.fisher_ceiling(a, setting.mu_norm2, setting.delta, setting.alpha, setting.kappa)
 
 
 def in_critical_window(setting: Setting) -> bool:
@@ -242,17 +180,10 @@ def in_critical_window(setting: Setting) -> bool:
 
 
 def samples_threshold(setting: Setting) -> float:
-    """The number of sequences N* above which S has a signal outlier (``inf`` if the population has none).
-
-    The sample threshold x^3 - (gamma + delta + gamma delta) x - 2 gamma delta = 0 (x = theta - delta) is linear
-    in gamma: gamma* = x (x^2 - delta) / ((1 + delta) x + 2 delta), and N* = d / gamma*. theta does not depend on N.
-    """
+    """The number of sequences N* above which S has a signal outlier (``inf`` if the population has none):
+    :func:`attnlib.theory.classification.sample_size_threshold` at ``setting``'s theta, delta and d."""
     check_setting(setting)
-    x, delta = setting.theta - setting.delta, setting.delta
-    if x <= np.sqrt(delta):
-        return float("inf")
-    gamma_star = x * (x * x - delta) / ((1 + delta) * x + 2 * delta)
-    return float(setting.d / gamma_star)
+    return classification.sample_size_threshold(setting.theta, setting.delta, setting.d)
 
 
 # ------------------------------------------------------------------------------------------------ thresholds

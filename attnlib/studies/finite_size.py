@@ -19,10 +19,11 @@ The critical window
     are multiplied by :math:`d^\nu`; :func:`collapse_exponent` finds the best :math:`\nu`, and
     :func:`bootstrap_exponent` its spread over resampled draws.
 How large is large
-    :func:`window_dimension`: the d from which a spike strength is outside the critical window;
     :func:`overlap_dimension`: the d from which a single draw's squared overlap is typically within eps of its
     limit, from the envelope (:data:`OVERLAP_PEAK`, :data:`OVERLAP_TAIL`) of the scaled error measured in the
-    chapter "How large is large?"; :func:`overlap_slope` is the slope of the limit overlap at the threshold.
+    chapter "How large is large?" and the slope :func:`attnlib.theory.window.overlap_slope` of the limit overlap
+    at the threshold (the d from which a spike strength is outside the critical window is
+    :func:`attnlib.theory.window.window_dimension`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
 from attnlib.numerics import products
 from attnlib.theory import fluctuations
+from attnlib.theory.window import overlap_slope
 from attnlib import theory
 from attnlib.model.generative import draw_tokens, draw_vocabulary
 from attnlib.engine.operators import TOL, SampleCovariance
@@ -46,7 +48,7 @@ from attnlib.engine.simulation import Draw, simulate
 
 __all__ = ["centroid_draw", "signal_scan", "Nested", "nested_draws", "VarianceSplit", "variance_split",
            "collapse_misfit", "collapse_exponent", "bootstrap_exponent", "OVERLAP_PEAK", "OVERLAP_TAIL",
-           "overlap_slope", "window_dimension", "overlap_dimension"]
+           "overlap_dimension"]
 
 #: Envelope of the scaled root-mean-square error R(t) of a single draw's squared overlap with h near the sample
 #: threshold, the error being a w_d R(t) with t = (x - x*) / w_d (see :func:`overlap_dimension`). R(t) is at most
@@ -262,31 +264,11 @@ def bootstrap_exponent(ds, offsets, draws, limits, rng: np.random.Generator, *, 
     return nu, np.array(boot)
 
 
-def overlap_slope(delta, gamma) -> float:
-    """Slope ``a`` of the limit squared overlap at the sample threshold: overlap = a (x - x*) + O((x - x*)^2)."""
-    delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
-    x_star = theory.critical_x(delta, gamma)[0]
-    h = 1e-7 * (1.0 + x_star)
-    return float(theory.spike(delta + x_star + h, delta, gamma).sample_overlap / h)
-
-
-def window_dimension(theta, delta, gamma) -> float:
-    r"""The d from which ``theta`` lies outside the critical window: :math:`(\sqrt{q}\,w_1/|x - x_*|)^3`.
-
-    Inverts :func:`attnlib.studies.downstream.in_critical_window` (half-width :math:`\sqrt q\,w_d`, :math:`w_d = w_1
-    d^{-1/3}`, q the :data:`attnlib.theory.fluctuations.WINDOW_LEVEL` quantile of TW_1); ``inf`` at the threshold.
-    """
-    delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
-    gap = abs(_v.finite_scalar("theta", theta) - delta - theory.critical_x(delta, gamma)[0])
-    half = fluctuations.window_half_width(fluctuations.WINDOW_LEVEL) * fluctuations.window_width(delta, gamma, 1)
-    return float(np.inf) if gap == 0 else float((half / gap) ** 3)
-
-
 def overlap_dimension(theta, delta, gamma, eps, *, peak: float = OVERLAP_PEAK, tail: float = OVERLAP_TAIL) -> float:
     r"""The d from which a single draw's squared overlap with h is typically (root mean square) within ``eps``.
 
     Near the threshold the error scales as :math:`a\,w_d\,R(t)` with :math:`t = (x - x_*)/w_d`, ``a`` the slope
-    of the limit (:func:`overlap_slope`) and :math:`w_d = w_1 d^{-1/3}` the window width. With the envelope
+    of the limit (:func:`attnlib.theory.window.overlap_slope`) and :math:`w_d = w_1 d^{-1/3}` the window width. With the envelope
     :math:`R(t) \le \min(\text{peak}, \text{tail}/\sqrt t)` the error is below ``eps`` once
 
     .. math:: d \ge \min\Big(\Big(\frac{\text{peak}\,a\,w_1}{\varepsilon}\Big)^3,\;
@@ -295,6 +277,9 @@ def overlap_dimension(theta, delta, gamma, eps, *, peak: float = OVERLAP_PEAK, t
     (the second term only above the threshold, x > x*). Valid near the threshold (x - x* of the order of the
     window at the d it returns, or a few times more); far above it the overlap saturates and its error is
     smaller than the second term says. ``eps`` is absolute (multiply a relative tolerance by the limit).
+
+    It stays with the study, an exception to "every closed form in theory" (listed in
+    tests/test_closed_forms.py): its envelope constants are measured by the chapter's simulations.
     """
     delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
     eps, peak, tail = _v.positive("eps", eps), _v.positive("peak", peak), _v.positive("tail", tail)

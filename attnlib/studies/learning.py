@@ -250,7 +250,11 @@ def _first_order_scores(w: np.ndarray, B: float) -> np.ndarray:
 
 def shortfall_constant(R, w) -> float:
     """C_k of one maximiser ``w`` of :func:`nonnegative_maximisers`: 2 max_j w_j sum_{i off the support of w}
-    abs((R w)_i) / ||w||^2, the first-order cost e^{-B} C_k of bounded scores near w (see :func:`bounded_gap`)."""
+    abs((R w)_i) / ||w||^2, the first-order cost e^{-B} C_k of bounded scores near w (see :func:`bounded_gap`).
+
+    It stays with the study of learned weights, an exception to "every closed form in theory" (listed in
+    tests/test_closed_forms.py): it is a property of one maximiser found by that study's search.
+    """
     R = _v.correlation_matrix("R", R)
     w = _v.weights_vector("w", w, R.shape[0])
     if np.any(w < 0):
@@ -295,6 +299,9 @@ def bounded_gap(R) -> float:
     / ||w||^2, and readjusting the weights on S gains only at second order. With several maximisers
     (:func:`nonnegative_maximisers`) the bounded optimum follows the cheapest: C = min_w C_w (0 when R >= 0 and
     the optimum has full support).
+
+    It stays with the study of learned weights, an exception to "every closed form in theory" (listed in
+    tests/test_closed_forms.py): it needs the maximisers that study's search finds.
     """
     R = _v.correlation_matrix("R", R)
     return min(shortfall_constant(R, w) for w in nonnegative_maximisers(R))

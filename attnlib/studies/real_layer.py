@@ -12,9 +12,10 @@ one). Without projections and with scale d the weights are exactly those of
 with fixed reference weights, and returns the top eigenpair of both sample covariances (paired comparison)
 and the size of their difference, split between the sequences with a repeated token and the rest
 (:func:`difference_norms`).
-:func:`random_row_moments` is the theory of the regimes in which the weights stay random as d grows (scale
-sqrt(d) without projections and tau < 0, or with projections): every attention row is a softmax of i.i.d.
-Gaussian scores, and the spike strength of the pooled vectors is E[w^T R w] / E[||w||^2] times ||h||^2.
+:func:`attnlib.theory.finite_attention.random_row_moments` is the theory of the regimes in which the weights
+stay random as d grows (scale sqrt(d) without projections and tau < 0, or with projections): every attention row
+is a softmax of i.i.d. Gaussian scores, and the spike strength of the pooled vectors is E[w^T R w] / E[||w||^2]
+times ||h||^2.
 """
 
 from __future__ import annotations
@@ -33,9 +34,8 @@ from attnlib.model.positional import SignProcess
 from attnlib.engine.montecarlo import replicate
 from attnlib.model.setting import sizes_for
 
-__all__ = ["SCALINGS", "random_projections", "pooling_weights", "score_tilt", "softmax_row_second_moment",
-           "random_row_moments", "FIELDS", "LayerDraw", "difference_norms", "layer_draw", "LayerScan",
-           "layer_scan"]
+__all__ = ["SCALINGS", "random_projections", "pooling_weights", "FIELDS", "LayerDraw", "difference_norms",
+           "layer_draw", "LayerScan", "layer_scan"]
 
 #: The score scalings, "d" dividing q^T k by d (the paper's) and "sqrt_d" by sqrt(d) (the usual one).
 SCALINGS = ("d", "sqrt_d")
@@ -108,78 +108,6 @@ def pooling_weights(X, tau: float, *, scaling: str = "d", projections=None) -> n
         Q, K = X @ WQ.T, X @ WK.T
     w = _weights(Q, K, tau, d if scaling == "d" else np.sqrt(d))
     return w[0] if single else w
-
-
-def score_tilt(tau: float, d: int) -> float:
-    r"""E[a_ts / a_tt] for keys s < t with scores tau x^T x / sqrt(d) and x_t, x_s i.i.d. N(0, I_d), exactly:
-    :math:`(1 + 2\tau/\sqrt d - \tau^2/d)^{-d/2} = \exp(-\tau\sqrt d + 3\tau^2/2 + O(d^{-1/2}))`, the tilt of the
-    mean weights away from mean pooling, E[w_s] - 1/T = tilt (T + 1 - 2s)/T to first order (tau > 0)."""
-    tau, d = _v.finite_scalar("tau", tau), _v.positive_int("d", d)
-    return float((1.0 + 2.0 * tau / np.sqrt(d) - tau**2 / d) ** (-d / 2.0))
-
-
-# ------------------------------------------------------------------------------------ random-row theory
-
-def softmax_row_second_moment(k: int, sigma: float, *, nodes: int = 96) -> float:
-    r"""E[a_1^2] for a = softmax(sigma g) over k keys, g_1..g_k i.i.d. N(0, 1).
-
-    With Y_j = exp(sigma g_j) and 1/S^2 = int_0^inf u exp(-u S) du (S = sum_j Y_j),
-
-    .. math:: E[a_1^2] = \int_0^\infty u\, E[Y^2 e^{-uY}]\, E[e^{-uY}]^{k-1} du ,
-
-    computed with Gauss-Hermite nodes for the expectations over g and the trapezoid rule in log u. Equals
-    1/k^2 at sigma = 0 and 1 at k = 1; by symmetry of g it depends on abs(sigma) only.
-    """
-    k = _v.positive_int("k", k)
-    sigma = abs(_v.finite_scalar("sigma", sigma))
-    nodes = _v.positive_int("nodes", nodes, minimum=8)
-    if k == 1:
-        return 1.0
-    if sigma < 1e-12:
-        return 1.0 / k**2
-    x, wts = np.polynomial.hermite_e.hermegauss(nodes)
-    wts = wts / wts.sum()
-    Y = np.exp(sigma * x)  # (nodes,)
-    s = np.linspace(-12 - 6 * sigma, 8 + 6 * sigma, 4001)  # log u; the integrand is negligible outside
-    u = np.exp(s)
-    decay = np.exp(-np.outer(u, Y))  # (grid, nodes)
-    phi = decay @ wts
-    inner = (decay * Y**2) @ wts
-    integrand = u * u * inner * phi ** (k - 1)  # du = u ds
-    return float(np.sum((integrand[1:] + integrand[:-1]) / 2) * (s[1] - s[0]))
-
-
-def random_row_moments(T: int, sigma: float, *, self_key: bool = True):
-    r"""Mean and second moment of pooling weights whose attention rows are softmaxes of i.i.d. Gaussian scores.
-
-    Query t (1-indexed) attends to keys K_t = {1..t} (``self_key=True``), or K_1 = {1} and K_t = {1..t-1} for
-    t >= 2 (``self_key=False``: the self key suppressed, the first query keeping its only key); its row is
-    softmax(sigma g) over K_t with independent standard Gaussian g, rows independent; w = (1/T) sum_t a_t.
-    This is the large-d law of the layer's weights in two regimes: scores tau x^T x / sqrt(d) with tau < 0
-    (``self_key=False``, sigma = tau), and random projections with scores tau q^T k / sqrt(d) (``self_key=True``,
-    sigma = tau).
-
-    Returns
-    -------
-    mean : numpy.ndarray
-        E[w] (T,): the harmonic weights :func:`attnlib.model.weights.causal` (T, 0) for ``self_key=True``, and its
-        tau -> -infinity limit e_1/T + (T-1)/T times the strictly causal weights otherwise.
-    second : numpy.ndarray
-        E[w w^T] (T, T) = E[w] E[w]^T + (1/T^2) sum_t Cov(a_t), with Cov(a_t) on its k keys equal to
-        (m2 - c) I + (c - 1/k^2) 1 1^T, m2 = :func:`softmax_row_second_moment` (k, sigma), c = (1/k - m2)/(k-1).
-    """
-    T = _v.positive_int("T", T)
-    sigma = _v.finite_scalar("sigma", sigma)
-    mean, cov = np.zeros(T), np.zeros((T, T))
-    for t in range(1, T + 1):
-        k = t if self_key or t == 1 else t - 1
-        mean[:k] += 1.0 / k
-        if k > 1:
-            m2 = softmax_row_second_moment(k, sigma)
-            c = (1.0 / k - m2) / (k - 1)
-            cov[:k, :k] += (m2 - c) * np.eye(k) + (c - 1.0 / k**2)
-    mean /= T
-    return mean, np.outer(mean, mean) + cov / T**2
 
 
 # ------------------------------------------------------------------------------------------ end to end

@@ -14,7 +14,7 @@ Spikes
     ``kappa (x+1)(x+delta)/x`` when ``x > sqrt(delta)``, sample outlier ``kappa (x+1)(x+delta)(x+gamma)/x^2``
     when ``x > x*`` (:func:`critical_x`). The same map ``z(x)`` (:func:`outlier_map`) is the bulk's inverse
     Stieltjes map at ``psi = 1/x``; its critical points are the bulk edges. :func:`spike`, :func:`signal`,
-    :func:`mean_spike`, :func:`thresholds`, :func:`regions`.
+    :func:`mean_spike`, :func:`class_spikes`, :func:`thresholds`, :func:`regions`.
 
 Independent routes
     :func:`mp_stieltjes`, :func:`population_outlier_numeric` and :func:`baik_silverstein` reach the same
@@ -29,6 +29,6 @@ from attnlib.theory._spikes import *  # noqa: F401,F403
 # the other laws and the finite-size theory, as modules (each imports _law / _spikes, never this package)
 from attnlib.theory import (fluctuations, overlap_fluctuations, spectral_laws, single_token,  # noqa: E402
                             population, tracy_widom)
-from attnlib.theory import heads, layers  # noqa: E402
+from attnlib.theory import classification, finite_attention, heads, layers, tokens, window  # noqa: E402
 
 __all__ = _law.__all__ + _spikes.__all__ + _routes.__all__

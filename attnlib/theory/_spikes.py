@@ -24,6 +24,7 @@ __all__ = [
     "signal",
     "signal_thresholds",
     "mean_spike",
+    "class_spikes",
     "spike_strength",
     "mean_spike_strength",
     "paper_rho",
@@ -201,6 +202,19 @@ def mean_spike(delta, gamma, weight_sum, kappa) -> Spike:
     together(delta=delta, gamma=gamma, weight_sum=weight_sum, kappa=kappa)
     theta_g = mean_spike_strength(weight_sum, kappa, delta)
     return spike(theta_g, delta, gamma, kappa, direction="g")
+
+
+def class_spikes(nu, delta, gamma, snr, kappa=1.0) -> Spike:
+    """The K - 1 between-class spikes of K class means: strengths theta_j = snr (nu_j + delta), and :func:`spike`.
+
+    ``nu``: the eigenvalues of the scatter of the class means (``attnlib.model.k_classes.scatter_eigenvalues``);
+    the centroid of each class adds its mean noise, of squared norm about K delta, so direction j has strength
+    (alpha/kappa)(nu_j + delta) with ``snr`` = alpha/kappa. Overlaps are measured against the between-class
+    directions.
+    """
+    snr = _v.positive("snr", snr)
+    return spike(snr * (np.asarray(nu, dtype=float) + _v.positive("delta", delta)), delta, gamma, kappa,
+                 direction="between-class")
 
 
 def regions(theta, delta, gamma):

@@ -20,7 +20,7 @@ an explicit inverse :math:`z(m)` (Silverstein and Choi 1995). Centring S and the
 finite-rank changes and leave this bulk unchanged. The book's law :math:`\kappa(\mathrm{MP}_\delta \boxtimes
 \mathrm{MP}_\gamma)` is the same equation with :math:`H = \mathrm{MP}_{\gamma/\delta}`: both populations have
 mean 1, variance :math:`\gamma/\delta` and the same third moment, and the fourth moments differ by
-:math:`(\gamma/\delta)^2`, which is the :math:`T_\text{eff} = 1` case of :func:`attnlib.studies.token_mixing.m4_shift`.
+:math:`(\gamma/\delta)^2`, which is the :math:`T_\text{eff} = 1` case of :func:`attnlib.theory.tokens.m4_shift`.
 
 * :func:`count_population`: the atoms and masses of :math:`H_\lambda` (Poisson tail cut at ``tail``);
 * :func:`stieltjes`: :math:`m(z)`, the inverse of the explicit :math:`z(m)`, by Newton's method, continued from

@@ -20,7 +20,6 @@ from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
 from attnlib.model.setting import sizes_for
-from attnlib.studies import token_mixing
 from attnlib.theory import spectral_laws
 from attnlib.views.tables import below
 
@@ -54,7 +53,7 @@ def _regimes(r: dict) -> list:
 def _most_used_token(r: dict) -> tuple[list, object]:
     """The relative gaps of the two routes to the most-used token's outlier threshold, and the thresholds."""
     delta, gamma = (float(x) for x in r["heavy"])
-    heavy = token_mixing.heavy_token_thresholds(delta, gamma, weights.mean(T))
+    heavy = theory.tokens.heavy_token_thresholds(delta, gamma, weights.mean(T))
     eta = gamma / delta
     at = theory.spike(theory.thresholds(eta, 1 / delta)[1], eta, 1 / delta)
     share = eta * heavy.outlier_uses / T  # the token's share of the mixing bulk

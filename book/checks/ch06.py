@@ -18,6 +18,7 @@ import numpy as np
 from attnlib import Setting
 from attnlib.model import positional, weights
 from attnlib.studies import causal_attention
+from attnlib.theory import finite_attention
 
 from checks import Report
 
@@ -31,7 +32,7 @@ def limit_gaps(r: dict) -> np.ndarray:
     T, R = int(r["T"]), positional.markov(int(r["T"]), float(r["markov_r"])).R
     strict = [bool(s) for s in r["strict"]]
     limit = np.array([[weights.causal(T, tau, strict=s) for s in strict] for tau in r["taus"]])
-    bias = np.array([[[causal_attention.deviation_mean(T, tau, int(d), mu_norm2=1.0, R=R, strict=s)
+    bias = np.array([[[finite_attention.deviation_mean(T, tau, int(d), mu_norm2=1.0, R=R, strict=s)
                        for s in strict] for tau in r["taus"]] for d in r["dims"]])
     live = r["sem_weights"] > 0  # the strict mask gives the last key weight 0 at every d
     gap = np.abs(r["mean_weights"] - limit[None] - bias)

@@ -198,7 +198,7 @@ def _outlier(r: dict, rep: Report) -> None:
 def _window(r: dict, rep: Report) -> None:
     T, DELTA, GAMMA = int(r["T"]), r["delta"], r["gamma"]
     x_star, q95 = theory.critical_x(DELTA, GAMMA)[0], fluctuations.edge_quantile(0.95)
-    slope, w_1 = finite_size.overlap_slope(DELTA, GAMMA), fluctuations.window_width(DELTA, GAMMA, 1)
+    slope, w_1 = theory.window.overlap_slope(DELTA, GAMMA), fluctuations.window_width(DELTA, GAMMA, 1)
     ds = [int(d) for d in _keys(r, "window_t")]
     offsets, draws, limits, R_w, above = [], [], [], [], []
     for d in ds:

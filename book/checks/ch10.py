@@ -24,7 +24,9 @@ import numpy as np
 
 from attnlib import Setting, theory
 from attnlib.model import positional, weights
-from attnlib.studies import causal_attention, downstream, learning, real_layer
+from attnlib.studies import downstream, learning
+from attnlib.theory import finite_attention
+from attnlib.theory import finite_attention
 from attnlib.views.tables import sig
 
 from checks import Report
@@ -73,18 +75,18 @@ def _end_to_end(r, rep, prefix):
     slopes_Q = _slope(np.log(dims[big]), np.log(norm_Q[big]))
     n_seq = dims / gamma
     M_meas = r["scan/repeat_fraction"] * n_seq[:, None]
-    M_pred = n_seq * -np.expm1(-np.array([causal_attention.repeated_pairs(prefix.R, int(d / delta))
+    M_pred = n_seq * -np.expm1(-np.array([finite_attention.repeated_pairs(prefix.R, int(d / delta))
                                           for d in dims]))
     M_z = (M_meas.mean(axis=1) - M_pred) / se_of(M_meas)
-    pairs_z = np.array([(m - causal_attention.repeated_pairs(p.R, r["pairs_V"])) / s for m, s, p in zip(
+    pairs_z = np.array([(m - finite_attention.repeated_pairs(p.R, r["pairs_V"])) / s for m, s, p in zip(
         r["pairs/mean"], r["pairs/se"], (prefix, positional.prefix(T, T)))])
     dev_z = []
     for i, d in enumerate(dims):
-        total = np.trace(causal_attention.deviation_second_moment(T, tau, d, V=int(d / delta), R=prefix.R))
-        bias = causal_attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=prefix.R)
+        total = np.trace(finite_attention.deviation_second_moment(T, tau, d, V=int(d / delta), R=prefix.R))
+        bias = finite_attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=prefix.R)
         dev_z.append((r["scan/deviation2"][i].mean() - (total + bias @ bias)) / se_of(r["scan/deviation2"][i]))
     dev_z = np.array(dev_z)
-    gauss_250 = np.trace(causal_attention.deviation_second_moment(T, tau, int(dims[0])))
+    gauss_250 = np.trace(finite_attention.deviation_second_moment(T, tau, int(dims[0])))
     dev_250 = r["scan/deviation2"][0]
     shift_ratio = np.abs(r["scan/shift_repeat"].mean(axis=1))[big] / norm_P.mean(axis=1)[big]
     for what, gap in (("outlier", rel_top), ("overlap", gap_ov)):
@@ -110,9 +112,9 @@ def _end_to_end(r, rep, prefix):
 
 def _sqrt_d(r, rep, prefix):
     T, delta, gamma = r["T"], r["delta"], r["gamma"]
-    tilt_th = np.array([real_layer.score_tilt(r["tau_sqrt"], d) for d in r["tilt_dims"]])
+    tilt_th = np.array([finite_attention.score_tilt(r["tau_sqrt"], d) for d in r["tilt_dims"]])
     tilt_z = (r["tilt_hat"].mean(axis=1) - tilt_th) / se_of(r["tilt_hat"])
-    second = real_layer.random_row_moments(T, r["tau_neg"], self_key=False)[1]
+    second = finite_attention.random_row_moments(T, r["tau_neg"], self_key=False)[1]
     neg_z = np.array([(m - target) / s for (m, s), target in (
         (r["neg/kappa"], np.trace(second)), (r["neg/alpha"], np.trace(prefix.R @ second)))])
     sqrt_z = []
@@ -120,7 +122,7 @@ def _sqrt_d(r, rep, prefix):
         if self_key == "None":  # the limit is mean pooling, a fixed weighting
             second_k = np.outer(weights.mean(T), weights.mean(T))
         else:
-            second_k = real_layer.random_row_moments(T, tau, self_key=self_key == "True")[1]
+            second_k = finite_attention.random_row_moments(T, tau, self_key=self_key == "True")[1]
         e_kappa, e_alpha = np.trace(second_k), np.trace(prefix.R @ second_k)
         sp = theory.spike(theory.spike_strength(e_alpha, e_kappa, r["mu_norm2_sqrt"], delta), delta, gamma, e_kappa)
         sqrt_z.append([(top.mean() - sp.sample_eigenvalue) / se_of(top),

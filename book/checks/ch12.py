@@ -31,7 +31,6 @@ from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
 from attnlib.model.setting import sizes_for
-from attnlib.studies import token_mixing
 from attnlib.theory import fluctuations, spectral_laws, tracy_widom
 
 from checks import Report
@@ -129,7 +128,7 @@ def _tokens(r: dict, rep: Report) -> None:
     slope_dev = abs(r["load/slope"] - 1) / r["load/slope_se"]
     rep.row("most-used token: slope", slope_dev, 4, SE, slope_dev < 4)
     counts = r["load/max_counts"]
-    predicted = token_mixing.heavy_token_term(dl_h, gm_h, weights.mean(int(T_h)), int(d_h)) * T_h / gm_h
+    predicted = theory.tokens.heavy_token_term(dl_h, gm_h, weights.mean(int(T_h)), int(d_h)) * T_h / gm_h
     count_dev = abs(np.mean(counts) - predicted) / (np.std(counts, ddof=1) / np.sqrt(len(counts)))
     rep.row("most-used token: largest count", count_dev, 4, SE, count_dev < 4)
     eta = r["tok/eta"]
@@ -138,7 +137,7 @@ def _tokens(r: dict, rep: Report) -> None:
     mom_dev, token_dev, token_res = [], [], []
     for name in names:
         mean, se = r[f"tok/{name}/mean"], r[f"tok/{name}/se"]
-        excess, predicted = mean[3] - mp_tok[3], token_mixing.m4_shift(1.0, eta, r[f"tok/{name}/w"])
+        excess, predicted = mean[3] - mp_tok[3], theory.tokens.m4_shift(1.0, eta, r[f"tok/{name}/w"])
         mom_dev.append(np.max(np.abs(mean[1:3] - mp_tok[1:3]) / se[1:3]))
         token_dev.append(abs(excess - predicted) / se[3])
         token_res.append(excess / se[3])
@@ -161,8 +160,8 @@ def _few_tokens(r: dict, rep: Report, edge_se: float) -> None:
     rep.row("yardstick at T = 64", ratio[-1], 1, "KS ratio", ratio[-1] < 1)
     dl, gm, _ = compare.finite_size_parameters(_independent(d, V, N, Ts[-1]))
     m4_law = float(theory.bulk_moments(4, dl, gm)[3])
-    m4_pred = np.array([m4_law + token_mixing.m4_shift(dl, gm, np.full(T, 1.0 / T)) for T in Ts])
-    k4 = token_mixing.free_cumulants(r["dep/moments"])[:, :, 3]  # (T, draws): 4th free cumulant
+    m4_pred = np.array([m4_law + theory.tokens.m4_shift(dl, gm, np.full(T, 1.0 / T)) for T in Ts])
+    k4 = theory.tokens.free_cumulants(r["dep/moments"])[:, :, 3]  # (T, draws): 4th free cumulant
     k4_diff, k4_pred = k4 - k4[-1], m4_pred - m4_pred[-1]  # paired against the largest T
     k4_se = _se(k4_diff)
     k4_dev = np.abs(k4_diff[:-1].mean(axis=1) - k4_pred[:-1]) / k4_se[:-1]

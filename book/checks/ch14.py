@@ -26,7 +26,8 @@ import numpy as np
 from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import generative, pooling, positional, weights
-from attnlib.studies import causal_attention, downstream, token_mixing
+from attnlib.studies import downstream
+from attnlib.theory import finite_attention
 from attnlib.theory import single_token, spectral_laws
 from attnlib.views.tables import below, sig
 
@@ -131,7 +132,7 @@ def _recovery(r: dict, rep: Report) -> int:
 
 def _causal(r: dict, rep: Report) -> dict:
     T, dims, taus, masks = int(r["T"]), r["rate_dims"], r["rate_taus"], [bool(m) for m in r["rate_strict"]]
-    predicted = np.array([[[causal_attention.deviation_rms(T, tau, int(d), strict=m) for m in masks]
+    predicted = np.array([[[finite_attention.deviation_rms(T, tau, int(d), strict=m) for m in masks]
                            for tau in taus] for d in dims])
     ratio = r["rate_rms"] / predicted[:, None]  # (d, replicate, tau, mask)
     ratio_mean, ratio_se = ratio.mean(axis=1), se_of(ratio, axis=1)
@@ -147,7 +148,7 @@ def _causal(r: dict, rep: Report) -> dict:
     rep.row("causal rate: slope + 1/2", np.max(np.abs(slope_mean + 0.5) / slope_tol), "< 1", "units of 4 s.e. + tilt",
             np.all(np.abs(slope_mean + 0.5) < slope_tol))
     tau, d, mu2 = 1.0, 200, 4.0  # the bias run
-    pred = causal_attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=positional.markov(T, 0.6).R)
+    pred = finite_attention.deviation_mean(T, tau, d, mu_norm2=mu2, R=positional.markov(T, 0.6).R)
     meas = r["bias_mean"] - weights.causal(T, tau)
     z_bias, z_zero = np.abs(meas - pred) / r["bias_se"], np.abs(meas) / r["bias_se"]
     rep.row("causal bias of order 1/d: measured against predicted", z_bias.max(), "< 5", SE, z_bias.max() < 5)
@@ -195,7 +196,7 @@ def _one_token(r: dict, rep: Report) -> None:
     ks_one, ks_book = (compare.ks_distance(spectra, law) for law in (one_token, book_law))
     m4_one = single_token.moments(4, first.delta, first.gamma)[3]
     m4_book = theory.bulk_moments(4, first.delta, first.gamma)[3]
-    m4_shift = token_mixing.m4_shift(first.delta, first.gamma, first.weights)
+    m4_shift = theory.tokens.m4_shift(first.delta, first.gamma, first.weights)
     rep.row("one token: smallest eigenvalue against the edge", abs(edge_z_one), "< 3", "standard deviations",
             abs(edge_z_one) < 3)
     rep.require(abs(edge_z_book) > 3, "one token: the smallest eigenvalue more than 3 sd from the bulk law's edge")

@@ -3,7 +3,7 @@
 import numpy as np
 
 from attnlib.engine import compare
-from attnlib.studies import token_mixing
+from attnlib.theory import tokens
 from attnlib.theory import _law
 from checks import ch02, load
 from .conftest import page_tests, replaced
@@ -37,7 +37,7 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
         s.d / (s.V - 1), s.d / (s.N - 1), s.alpha * (s.V - 1) * (s.N - 1) / (s.V * s.N))),
     # the most-used token an outlier as soon as its share of the token-mixing matrix leaves that matrix's bulk,
     # (1 + sqrt(eta))^2, instead of at the sample threshold of a spike on MP_eta seen through d samples
-    "heavy token outlier at the population edge": (token_mixing, "heavy_token_thresholds", replaced(
-        token_mixing.heavy_token_thresholds, outlier_uses=_uses_at_edge)),
+    "heavy token outlier at the population edge": (tokens, "heavy_token_thresholds", replaced(
+        tokens.heavy_token_thresholds, outlier_uses=_uses_at_edge)),
 }
 test_holds, test_rejects = page_tests(ch02, RESULTS, WRONG)

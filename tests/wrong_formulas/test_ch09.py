@@ -6,6 +6,7 @@ from attnlib import theory
 from attnlib.engine import compare
 from attnlib.studies import finite_size, token_mixing
 from attnlib.theory import fluctuations as F, tracy_widom as TW
+from attnlib.theory import window
 from checks import ch09, load
 from .conftest import page_tests, replaced
 
@@ -53,7 +54,7 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
     "critical window without the factor 2": (F, "window_width",
                                              lambda delta, gamma, d: _width(delta, gamma, d) / np.sqrt(2.0)),
     # the slope of the population overlap at the sample threshold for that of the sample overlap
-    "overlap slope of the population overlap": (finite_size, "overlap_slope", _population_overlap_slope),
+    "overlap slope of the population overlap": (window, "overlap_slope", _population_overlap_slope),
     # the Tracy-Widom law of complex matrices (beta = 2) for real ones; edge_quantile, window_half_width uncached
     "Tracy-Widom law of complex matrices": [
         (TW, "MEAN", _m2.mean), (TW, "VARIANCE", _m2.variance), (TW, "SD", _m2.sd),

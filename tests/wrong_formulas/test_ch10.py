@@ -5,13 +5,14 @@ from scipy.optimize import minimize
 from scipy.special import ndtr, softmax
 
 from attnlib.model import positional, weights as W
-from attnlib.studies import causal_attention as A, downstream as D, learning as L, real_layer as Y
+from attnlib.studies import causal_attention as A, learning as L, real_layer as Y
 from attnlib.theory import _spikes as S
+from attnlib.theory import classification as C, finite_attention as FA
 from checks import ch10, load
 from .conftest import page_tests, spike_with
 
 RESULTS = load("10_attention_in_practice")
-_causal, _pairs, _second, _moments = W.causal, A.repeated_pairs, A.deviation_second_moment, Y.random_row_moments
+_causal, _pairs, _second, _moments = W.causal, FA.repeated_pairs, FA.deviation_second_moment, FA.random_row_moments
 
 def _clipped(R, *, max_T=20, tol=1e-10):
     w = np.clip(W.optimal(np.asarray(R, dtype=float), normalize="norm"), 0.0, None)
@@ -51,27 +52,28 @@ WRONG = {  # name: (module, function, wrong function)
     # the best non-negative weights as the positive part of the signed top eigenvector
     "clipped top eigenvector for lambda_plus": (W, "optimal_nonnegative", _clipped),
     # the tilt of the sqrt(d) layer at leading order only, exp(-tau sqrt(d)) without exp(3 tau^2 / 2)
-    "leading-order tilt": (Y, "score_tilt", lambda tau, d: float(np.exp(-tau * np.sqrt(d)))),
+    "leading-order tilt": (FA, "score_tilt", lambda tau, d: float(np.exp(-tau * np.sqrt(d)))),
     # the random rows of the tau < 0 layer keep their self key
     "random rows with the self key":
-        (Y, "random_row_moments", lambda T, sigma, *, self_key=True: _moments(T, sigma, self_key=True)),
+        (FA, "random_row_moments", lambda T, sigma, *, self_key=True: _moments(T, sigma, self_key=True)),
     # the softmax of Gaussian scores treated as uniform: E[a_1^2] = 1/k^2
-    "uniform softmax rows": (Y, "softmax_row_second_moment", lambda k, sigma, *, nodes=96: 1.0 / k**2),
+    "uniform softmax rows": (FA, "softmax_row_second_moment", lambda k, sigma, *, nodes=96: 1.0 / k**2),
     # a repeated pair at the rate of independent signs, ignoring R: T(T-1)/(2V)
-    "repeated pairs without R": (A, "repeated_pairs", lambda R, V: float(len(R) * (len(R) - 1) / 2 / V)),
+    "repeated pairs without R": (FA, "repeated_pairs", lambda R, V: float(len(R) * (len(R) - 1) / 2 / V)),
     # N T^2 / V repeating sequences (the pairs counted twice)
-    "repeated pairs counted twice": (A, "repeated_pairs", lambda R, V: 2 * _pairs(R, V)),
+    "repeated pairs counted twice": (FA, "repeated_pairs", lambda R, V: 2 * _pairs(R, V)),
     # the weights' deviation from the limit without the repeated-token term
-    "weight deviation without repeats": (A, "deviation_second_moment", lambda T, tau, d, *, V=None, R=None,
+    "weight deviation without repeats": (FA, "deviation_second_moment", lambda T, tau, d, *, V=None, R=None,
                                          strict=False: _second(T, tau, d, strict=strict)),
     # the limit weights of the layer without the self score (the harmonic weights whatever tau)
     "limit weights without tau": (W, "causal", lambda T, tau=0.0, *, strict=False: _causal(T, 0.0, strict=strict)),
     # the Fisher ceiling Phi(varsigma^2) instead of Phi(varsigma)
     "Fisher accuracy of varsigma squared":
-        (D, "fisher_accuracy", lambda setting, position=None: float(ndtr(D.label_snr(setting, position)))),
+        (C, "fisher_ceiling", lambda a, mu_norm2, delta, alpha, kappa: float(ndtr(C.label_separation(
+            a, mu_norm2, delta, alpha, kappa)))),
     # the label's Fisher separation replaced by the spike strength alpha/kappa (the alpha/kappa optimum as target)
-    "label separation as alpha over kappa": (D, "label_snr", lambda s, position=None: float(
-        s.alpha / s.kappa * (s.mu_norm2 + s.delta) / (1 - s.delta))),
+    "label separation as alpha over kappa": (C, "label_separation", lambda a, mu_norm2, delta, alpha, kappa: float(
+        alpha / kappa * (mu_norm2 + delta) / (1 - delta))),
     # the layer's sample outlier placed at the population outlier
     "layer outlier at the population outlier": (S, "spike", spike_with("sample_eigenvalue", lambda sp, *_: np.where(
         np.isfinite(sp.sample_eigenvalue), sp.population_eigenvalue, np.nan))),

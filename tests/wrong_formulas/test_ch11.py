@@ -6,7 +6,7 @@ import attnlib
 from attnlib import Setting, theory
 from attnlib.model import frequencies as F, k_classes as C, noise as N, positional
 from attnlib.model.variants import ModelOptions
-from attnlib.theory import population as G
+from attnlib.theory import _spikes, population as G
 from checks import ch11, load
 from .conftest import page_tests, replaced
 
@@ -67,8 +67,8 @@ WRONG = {  # name: (module, function, wrong function)
     # the between-class scatter from the Gram matrix of the means, without the 1/K
     "class scatter without 1/K": (C, "scatter_eigenvalues", lambda means: np.asarray(means).shape[0] * _scatter(means)),
     # the class spikes without the centroid noise: theta_j = (alpha/kappa) o_j
-    "class spikes without delta": (C, "spikes", lambda means, delta, gamma, snr, kappa=1.0: theory.spike(
-        snr * C.scatter_eigenvalues(means), delta, gamma, kappa, direction="between-class")),
+    "class spikes without delta": (_spikes, "class_spikes", lambda nu, delta, gamma, snr, kappa=1.0: theory.spike(
+        snr * np.asarray(nu), delta, gamma, kappa, direction="between-class")),
     # the K-class label correlation as the probability that two labels agree, 1/K + (1 - 1/K) p^|t-s|
     "K-class correlation as agreement probability": (C.LabelChain, "R", property(lambda self: 1 / self.K + (
         1 - 1 / self.K) * self.p ** np.abs(np.subtract.outer(np.arange(self.T), np.arange(self.T))))),

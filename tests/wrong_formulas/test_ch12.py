@@ -4,7 +4,7 @@ import numpy as np
 
 from attnlib import theory
 from attnlib.engine import compare
-from attnlib.studies import token_mixing
+from attnlib.theory import tokens
 from attnlib.theory import _law, fluctuations, spectral_laws, tracy_widom
 from checks import ch12, load
 from .conftest import page_tests
@@ -32,12 +32,12 @@ WRONG = {
     # the token-mixing matrix's law with V/N and N/V exchanged: MP_(1/eta), the law of A^T A's N x N Gram matrix
     "token-mixing law MP_(1/eta)": [(spectral_laws, "mp_law", lambda ratio, scale=1.0: _mp_law(1 / ratio, scale))],
     # no finite-T correction: the bulk law at every number of tokens
-    "bulk ignoring T_eff": [(token_mixing, "m4_shift", lambda delta, gamma, w: 0.0)],
+    "bulk ignoring T_eff": [(tokens, "m4_shift", lambda delta, gamma, w: 0.0)],
     # the excess to the first power of 1/T_eff: delta gamma^2 / T_eff
-    "fourth-moment excess with 1/T_eff": [(token_mixing, "m4_shift",
+    "fourth-moment excess with 1/T_eff": [(tokens, "m4_shift",
                                            lambda delta, gamma, w: delta * gamma**2 * _inverse_t_eff(w))],
     # delta and gamma exchanged in the excess: delta^2 gamma / T_eff^2
-    "fourth-moment excess with delta and gamma exchanged": [(token_mixing, "m4_shift",
+    "fourth-moment excess with delta and gamma exchanged": [(tokens, "m4_shift",
         lambda delta, gamma, w: delta**2 * gamma * _inverse_t_eff(w) ** 2)],
     # the third moment of the moment-matched MP_(delta + gamma): sigma_1^2 + sigma_2 - sigma_3
     "third moment of MP_(delta+gamma)": [(_law, "bulk_moments", _moments_of_mp)],
@@ -51,7 +51,7 @@ WRONG = {
     # the lower edge measured on the upper edge's Tracy-Widom scale
     "lower edge on the upper edge's scale": [(compare, "lower_edge_scale", fluctuations.edge_scale)],
     # the most-used token's term with the mean count instead of the largest
-    "heavy token term with the mean count": [(token_mixing, "heavy_token_term",
+    "heavy token term with the mean count": [(tokens, "heavy_token_term",
                                               lambda delta, gamma, w, d: float(delta))],
 }
 test_holds, test_rejects = page_tests(ch12, RESULTS, WRONG)

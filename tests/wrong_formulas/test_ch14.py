@@ -3,33 +3,34 @@
 import numpy as np
 
 from attnlib.model import positional as P
-from attnlib.studies import causal_attention as A, downstream
 from attnlib.theory import single_token
+from attnlib.theory import classification, finite_attention as FA
 from checks import ch14, load
 from .conftest import page_tests, replaced
 from .test_ch01 import markov_keeping_with_r
 
 RESULTS = load("14_weights_derivations")
-_second, _count, _spectral = A.deviation_second_moment, single_token.count_population, downstream.spectral_accuracy
+_second, _count = FA.deviation_second_moment, single_token.count_population
+_spectral = classification.spectral_prediction
 
 def _self_score_variance_1_over_d(T, tau, d, *, V=None, R=None, strict=False):  # the self score's variance 2/d
     M = np.zeros((T, T))                                                          # taken as 1/d, like the others
-    for t, keys, p, self_idx in A._rows(T, tau, strict):
+    for t, keys, p, self_idx in FA._rows(T, tau, strict):
         J = np.diag(p) - np.outer(p, p)
         M[np.ix_(keys, keys)] += tau**2 * (J / d) @ J
-    return M / len(A._rows(T, tau, strict)) ** 2
+    return M / len(FA._rows(T, tau, strict)) ** 2
 
 WRONG = {
     # Gaussian signs with the arcsine law linearised: R_ts = (2/pi) Sigma_ts off the diagonal
     "gaussian signs with a linear arcsine": (P, "gaussian_signs", replaced(P.gaussian_signs, R=lambda
         out, Sigma: np.eye(len(Sigma)) + 2 / np.pi * (np.asarray(Sigma, float) - np.eye(len(Sigma))))),
     # the fluctuations of the causal weights with the score variances of order 1/sqrt(d): a 1/d^(1/4) rate
-    "causal fluctuations at rate d^(-1/4)": (A, "deviation_second_moment", lambda T, tau, d, **kw:
+    "causal fluctuations at rate d^(-1/4)": (FA, "deviation_second_moment", lambda T, tau, d, **kw:
                                              _second(T, tau, d, **kw) * np.sqrt(d)),
     # the O(1/d) mean of the weights left out: the finite-d average compared with the bare limit
-    "no finite-d bias of the weights": (A, "deviation_mean", lambda T, tau, d, **kw: np.zeros(T)),
+    "no finite-d bias of the weights": (FA, "deviation_mean", lambda T, tau, d, **kw: np.zeros(T)),
     # the self score with the variance 1/d of the others (||x_t||^2/d has variance 2/d)
-    "self-score variance 1/d": (A, "deviation_second_moment", _self_score_variance_1_over_d),
+    "self-score variance 1/d": (FA, "deviation_second_moment", _self_score_variance_1_over_d),
     # the one-token population with lambda = V/N instead of N/V (delta and gamma swapped)
     "one-token counts with lambda = gamma/delta": (single_token, "count_population", lambda delta, gamma,
                                                    tail=single_token.TAIL: _count(gamma, delta, tail)),
@@ -37,8 +38,8 @@ WRONG = {
     "one-token counts without fluctuations": (single_token, "count_population",
                                               lambda delta, gamma, tail=single_token.TAIL: (np.ones(1), np.ones(1))),
     # the anchors' chance of picking the wrong sign left out of the spectral prediction
-    "spectral prediction without the sign error": (downstream, "spectral_accuracy", lambda setting, position=None,
-        n_anchor=None, h_norm2=None: _spectral(setting, position, None, h_norm2)),
+    "spectral prediction without the sign error": (classification, "spectral_prediction",
+        lambda *numbers, h_norm2=None, n_anchor=None: _spectral(*numbers, h_norm2=h_norm2)),
     # the Markov sampler keeping its sign with probability r, not (1 + r)/2: its correlations drawn again (0.1 s)
     "a wrong Markov sampler": (P, "_sample_markov", markov_keeping_with_r),
 }

@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from attnlib.studies import downstream
-from attnlib.theory import _routes, _spikes, fluctuations
+from attnlib.theory import _routes, _spikes, classification, fluctuations
 from checks import intro, load
 from .conftest import centroid_scaled, page_tests
 
@@ -28,7 +27,7 @@ WRONG = {  # name: (module, function, wrong formula)
     # the critical window centred on the population threshold sqrt(delta) instead of the sample threshold x*
     "critical window around the population threshold": (fluctuations, "window_position", _around_population_threshold),
     # the label's signal-to-noise ratio ranked by alpha/kappa (varsigma^2 = M alpha/kappa for every weighting)
-    "label snr as M alpha/kappa": (downstream, "label_snr", lambda s, position=None:
-                                   float((s.mu_norm2 + s.delta) / (1 - s.delta) * s.snr)),
+    "label snr as M alpha/kappa": (classification, "label_separation", lambda a, mu_norm2, delta,
+                                   alpha, kappa: float((mu_norm2 + delta) / (1 - delta) * alpha / kappa)),
 }
 test_holds, test_rejects = page_tests(intro, RESULTS, WRONG)
