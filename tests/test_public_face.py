@@ -1,4 +1,4 @@
-"""The public face of attnlib: every package's ``__all__`` names what exists, ``import *`` works from each,
+"""The public face of attnlib: every module's ``__all__`` names what exists, ``import *`` works from each package,
 and the short module names the package docstring documents import."""
 
 import importlib
@@ -11,6 +11,7 @@ import pytest
 import attnlib
 
 PACKAGES = ["attnlib"] + [m.name for m in pkgutil.walk_packages(attnlib.__path__, "attnlib.") if m.ispkg]
+MODULES = [m.name for m in pkgutil.walk_packages(attnlib.__path__, "attnlib.") if not m.ispkg]
 
 
 def stale(module) -> list[str]:
@@ -26,6 +27,12 @@ def test_all_names_what_exists_and_star_import_works(package):
     namespace: dict = {}
     exec(f"from {package} import *", namespace)  # noqa: S102 - the statement a user writes
     assert set(module.__all__) <= set(namespace)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_module_all_names_what_it_has(module):
+    mod = importlib.import_module(module)
+    assert not stale(mod), f"{module}.__all__ names missing attributes: {stale(mod)}"
 
 
 def test_a_stale_all_is_found():

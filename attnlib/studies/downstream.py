@@ -50,8 +50,6 @@ __all__ = [
     "fisher_accuracy",
     "in_critical_window",
     "samples_threshold",
-    "Experiment",
-    "run_experiment",
     "empirical_threshold",
 ]
 
