@@ -293,8 +293,9 @@ FAMILY_RECORDS = (
     Family("suffix", "last L positions share a sign", (_L,), lambda T, L: suffix(T, _block_length(T, L))),
     Family("blocks", "blocks of L positions share a sign", (_L,), lambda T, L: _blocks_of(T, _block_length(T, L))),
 )
-#: The names of the families of :func:`family`, and their parameters by name (each declared once).
+#: The names of the families of :func:`family`, in the explorers' order.
 FAMILIES = tuple(f.name for f in FAMILY_RECORDS)
+#: The families' parameters by name (each declared once, shared by the families that take it).
 PARAMETERS = {p.name: p for f in FAMILY_RECORDS for p in f.params}
 if any(p is not PARAMETERS[p.name] for f in FAMILY_RECORDS for p in f.params):
     raise ValueError("two families declare different parameters of one name")
