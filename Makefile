@@ -20,9 +20,10 @@ JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going 
 # path with attnlib on 1 thread: an output that depends on the CPU or on the threads fails here.
 NBVAL    := $(BIN)/python scripts/environments.py other-cpu -- $(BIN)/pytest --nbval book/ \
             --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
-# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two files at a time (one
-# Chromium each), the longest first (conftest.SLOW_FILES).
-BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -n auto --dist loadfile --no-loadscope-reorder
+# Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two at a time (one Chromium each),
+# a unit of work being a file or a class (the pages of test_book_in_browser.py are in two), the longest first
+# (conftest.SLOW_FILES).
+BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -n auto --dist loadscope --no-loadscope-reorder
 # Unit tests on every core too, a test file at a time (its module fixtures are computed once), the longest
 # first (conftest.SLOW_FILES).
 UNIT     := $(BIN)/pytest tests/ -n auto --dist loadfile --no-loadscope-reorder

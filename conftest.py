@@ -18,11 +18,11 @@ from scripts.environments import KERNEL
 os.environ.update(KERNEL)
 
 # Files that take tens of seconds on their own: in the unit stage a fresh venv with pip, the benchmarks, dask
-# and process pools; in the browser stage the accessibility test of every page, the reading test and the
-# offline test of every page, about a minute or more each.
+# and process pools; in the browser stage the offline and accessibility test of every page, the reading test
+# and the live explorers, about a minute or more each.
 SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/test_scaleout.py",
-              "tests/browser/test_publication_in_browser.py", "tests/browser/test_reading_in_browser.py",
-              "tests/browser/test_book_in_browser.py")
+              "tests/browser/test_book_in_browser.py", "tests/browser/test_reading_in_browser.py",
+              "tests/browser/test_live_explorers.py")
 
 
 @pytest.hookimpl(tryfirst=True)

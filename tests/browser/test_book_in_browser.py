@@ -13,14 +13,13 @@ For every page of the built HTML (chapters discovered from ``_toc.yml`` and from
 * every internal ``<a href>`` resolves to a built file, and its ``#fragment`` to an element id there;
 * no Markdown reached the page unrendered (a table output shown as raw ``| a | b |`` text);
 * the footer names the authors and the copyright year, and nothing links to a wrong repository;
-* with ``ATTNLIB_FULL_SCREENSHOTS=1``, a full-page screenshot is saved under ``_build/screenshots/``.
-  Chapters are left to the reading test (test_reading_in_browser.py), which saves them at 1280 and at 390
-  px: a second full-page screenshot at 1280 px would double the longest step of this test and show nothing
-  new.
+* axe-core finds no serious or critical violation in light and dark mode, and the footer gives the edition
+  (accessibility.py);
+* with ``ATTNLIB_FULL_SCREENSHOTS=1``, a full-page screenshot of the pages that are not chapters (the reading
+  test, test_reading_in_browser.py, saves the chapters at 1280 and 390 px) under ``_build/screenshots/``.
 
 Besides: the root ``index.html`` opened from the file system (``file://``, no server) redirects and renders
 the same way, and MathJax's accessibility features (menu: explorer, speech) load entirely from the build.
-
 Run with ``make browser-test`` (after ``make book``), or as the last step of ``make test``.
 """
 
@@ -35,14 +34,12 @@ from urllib.parse import unquote, urldefrag, urlsplit
 import pytest
 import yaml
 
+from . import accessibility
 from .conftest import ENABLED, FULL_SCREENSHOTS, HTML, REPO, RESULTS
 
 if not ENABLED:
-    pytest.skip(
-        "browser test of the built book: runs after the build, via `make test` or `make browser-test` "
-        "(ATTNLIB_BROWSER_TEST=1)",
-        allow_module_level=True,
-    )
+    pytest.skip("browser test of the built book: runs after the build, via `make test` or `make browser-test` "
+                "(ATTNLIB_BROWSER_TEST=1)", allow_module_level=True)
 
 SKIP_DIRS = {"_static", "_sources", "_images", "_downloads", ".doctrees"}
 TIMEOUT_MS = 60_000
@@ -56,12 +53,9 @@ def toc_documents() -> list[str]:
 
     def walk(node):
         if isinstance(node, dict):
-            for key in ("root", "file"):
-                if key in node:
-                    found.append(str(node[key]).removesuffix(".ipynb").removesuffix(".md"))
+            found.extend(str(node[k]).removesuffix(".ipynb").removesuffix(".md") for k in ("root", "file") if k in node)
             for value in node.values():
-                if isinstance(value, (list, dict)):
-                    walk(value)
+                walk(value)
         elif isinstance(node, list):
             for item in node:
                 walk(item)
@@ -77,15 +71,8 @@ def chapter_documents() -> list[str]:
 
 def built_pages() -> list[str]:
     """Every HTML page of the build (relative paths), except the root redirect index.html."""
-    if not HTML.exists():
-        return []
-    pages = []
-    for path in HTML.rglob("*.html"):
-        rel = path.relative_to(HTML)
-        if rel.parts[0] in SKIP_DIRS or rel.as_posix() == "index.html":
-            continue
-        pages.append(rel.as_posix())
-    return sorted(pages)
+    rels = [p.relative_to(HTML) for p in HTML.rglob("*.html")] if HTML.exists() else []
+    return sorted(r.as_posix() for r in rels if r.parts[0] not in SKIP_DIRS and r.as_posix() != "index.html")
 
 
 PAGES = built_pages()
@@ -224,6 +211,7 @@ class Visit:
     images: list[dict] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     raw_markdown: list[str] = field(default_factory=list)
+    later: list[str] = field(default_factory=list)  # problems found by ``visit(then=...)``
     footer: str | None = None
 
     def problems(self) -> list[str]:
@@ -254,11 +242,12 @@ class Visit:
 
 
 def visit(browser, url: str, is_local, screenshot: Path | None = None, redirect_to: str | None = None,
-          init_script: str | None = None) -> Visit:
+          init_script: str | None = None, then=None) -> Visit:
     """Open ``url`` with every request for which ``is_local(url)`` is false aborted; measure the page.
 
     ``redirect_to``: the URL the page is expected to redirect to (waited for before measuring).
     ``init_script``: JavaScript run in the page before its own scripts (e.g. to set localStorage).
+    ``then``: a function of the open page run after the measures; its problems join the visit's.
     """
     v = Visit()
     context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
@@ -326,17 +315,19 @@ def visit(browser, url: str, is_local, screenshot: Path | None = None, redirect_
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(screenshot), full_page=True)
+        if then is not None:
+            v.later = then(page)
     finally:
         context.close()
     return v
 
 
-@pytest.mark.parametrize("page_path", PAGES)
-def test_page_renders_offline(page_path, html_root, base_url, browser, screenshots_dir):
+def renders_offline(page_path, html_root, base_url, browser, screenshots_dir):
     doc = page_path.removesuffix(".html")
     own = doc not in CHAPTERS
     shot = screenshots_dir / (f"{doc}.png" if own else f"{doc}.1280.png") if FULL_SCREENSHOTS else None
-    v = visit(browser, base_url + page_path, lambda url: url.startswith(base_url), shot if own else None)
+    v = visit(browser, base_url + page_path, lambda url: url.startswith(base_url), shot if own else None,
+              then=lambda page: accessibility.audit(page, page_path))  # axe in both modes, the edition
 
     internal = sorted({u for u in v.links if u.startswith(base_url)})
     external = sorted({u for u in v.links if not u.startswith(base_url) and urlsplit(u).scheme in ("http", "https")})
@@ -356,7 +347,7 @@ def test_page_renders_offline(page_path, html_root, base_url, browser, screensho
         "screenshot": shot and str(shot.relative_to(REPO) if shot.is_relative_to(REPO) else shot),
     }
 
-    problems = v.problems()
+    problems = v.problems() + v.later
     if broken_links:
         problems.append(f"broken internal links: {broken_links}")
     if wrong_repo:
@@ -364,6 +355,19 @@ def test_page_renders_offline(page_path, html_root, base_url, browser, screensho
     if v.footer is None or not all(s in v.footer for s in FOOTER_MUST_CONTAIN):
         problems.append(f"footer should contain {FOOTER_MUST_CONTAIN}, got {v.footer!r}")
     assert not problems, f"{page_path}:\n  " + "\n  ".join(problems)
+
+
+# Two classes: under --dist loadscope (make test) a class is a unit of work, so the pages go to two workers.
+class TestPagesRenderOffline:
+    @pytest.mark.parametrize("page_path", PAGES[0::2])
+    def test_page_renders_offline(self, page_path, html_root, base_url, browser, screenshots_dir):
+        renders_offline(page_path, html_root, base_url, browser, screenshots_dir)
+
+
+class TestMorePagesRenderOffline:
+    @pytest.mark.parametrize("page_path", PAGES[1::2])
+    def test_page_renders_offline(self, page_path, html_root, base_url, browser, screenshots_dir):
+        renders_offline(page_path, html_root, base_url, browser, screenshots_dir)
 
 
 def test_book_opens_from_the_file_system(html_root, browser):
