@@ -19,7 +19,7 @@ JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going 
 # glibc's maths without FMA, attnlib on 3 threads), while the committed outputs were made on this machine's own
 # path with attnlib on 1 thread: an output that depends on the CPU or on the threads fails here.
 NBVAL    := $(BIN)/python scripts/environments.py other-cpu -- $(BIN)/pytest --nbval book/ \
-            --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile
+            --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile --no-loadscope-reorder
 # Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two at a time (one Chromium each),
 # a unit of work being a file or a class (the pages of test_book_in_browser.py are in two), the longest first
 # (conftest.SLOW_FILES).

@@ -19,10 +19,14 @@ os.environ.update(KERNEL)
 
 # Files that take tens of seconds on their own: in the unit stage a fresh venv with pip, the benchmarks, dask
 # and process pools; in the browser stage the offline and accessibility test of every page, the reading test
-# and the live explorers, about a minute or more each.
+# and the live explorers, about a minute or more each; under nbval the chapters that execute longest (20-45 s).
 SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/test_scaleout.py",
               "tests/browser/test_book_in_browser.py", "tests/browser/test_reading_in_browser.py",
-              "tests/browser/test_live_explorers.py")
+              "tests/browser/test_live_explorers.py",
+              *(f"book/{page}.ipynb" for page in ("07_experiments", "10_attention_in_practice", "03_population_spike",
+                                                  "12_bulk_law_derivations", "15_heads_and_layers",
+                                                  "14_weights_derivations", "04_sample_spike",
+                                                  "13_spike_derivations", "your_problem")))
 
 
 @pytest.hookimpl(tryfirst=True)
