@@ -91,17 +91,17 @@ test: $(STAMP)
 	@echo "with ATTNLIB_FULL_SCREENSHOTS=1)."
 
 # `make pdf`: the whole book as one PDF, offline: Sphinx's LaTeX builder (_ext/pdf_edition.py), xelatex from
-# Debian's texlive (.ci/run installs it: PDF_DEBS there), then scripts/check_pdf.py (no LaTeX error, missing
+# Debian's texlive (the packages of the README's "The PDF edition"), then scripts/check_pdf.py (no LaTeX error, missing
 # glyph, undefined reference or repr; every figure drawn). The PDF lands in _build/latex/book.pdf and, for the HTML's
-# links to it (from file:// too), in _build/html/$(PDF_NAME): `make test` makes it before the browser tests,
-# which follow every internal link, the PDF's too. latexmk's status is not trusted alone: the
+# links to it (from file:// too), in _build/html/$(PDF_NAME): `make browser-test` after it follows every
+# internal link, the PDF's too. latexmk's status is not trusted alone: the
 # check reads its log and says what went wrong.
 PDF_NAME := how-does-attention-help.pdf
 PDF_DIR  := _build/latex
 .PHONY: pdf
 pdf: $(STAMP)
 	@for tool in xelatex latexmk makeindex fc-match pdfinfo pdftotext pdfimages pdffonts; do \
-	  command -v $$tool >/dev/null || { echo "$$tool is missing: install PDF_DEBS of .ci/run" >&2; exit 1; }; done
+	  command -v $$tool >/dev/null || { echo "$$tool is missing: install the texlive packages of the README (The PDF edition)" >&2; exit 1; }; done
 	rm -rf $(PDF_DIR)
 	$(BIN)/jupyter-book build . --builder latex --warningiserror --nitpick --keep-going
 	$(MAKE) -C $(PDF_DIR) all-pdf LATEXOPTS="-interaction=nonstopmode" >$(PDF_DIR)/latexmk.out 2>&1 || \
