@@ -49,10 +49,10 @@ class SpectralLaw:
     """A spectral law: an atom at 0 of mass ``atom`` plus a density on ``[lower, upper]``.
 
     Public methods check their arguments and call the hooks of a subclass. ``cdf(x)`` integrates the density
-    once, on first use, on 2^14 + 1 points of :func:`edge_map` spread over the support (cumulative trapezoid,
-    then linear interpolation). Checked against adaptive quadrature: absolute error about 1e-8 with soft edges,
-    1e-8 with an x^(-1/2) hard edge at 0 (delta or gamma = 1) and 3e-6 with the x^(-2/3) hard edge of
-    delta = gamma = 1.
+    once, on first use, with one integrator: the cumulative trapezoid on the nodes of the hook ``_nodes``, then
+    linear interpolation. By default the nodes are 2^14 + 1 points of :func:`edge_map` spread over the support;
+    checked against adaptive quadrature: absolute error about 1e-8 with soft edges, 1e-8 with an x^(-1/2) hard
+    edge at 0 (delta or gamma = 1) and 3e-6 with the x^(-2/3) hard edge of delta = gamma = 1.
     """
 
     name = "spectral law"
