@@ -1,4 +1,4 @@
-r"""Comparing simulated spectra with a law (:class:`attnlib.theory.SpectralLaw`), for instance the bulk law
+r"""Comparing simulated spectra with a law (:class:`attnlib.theory.laws.SpectralLaw`), for instance the bulk law
 :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)`.
 
 * Spectra of many draws come from the Monte-Carlo engine (``attnlib.sweep(..., spectrum="exact")``);
@@ -10,7 +10,7 @@ r"""Comparing simulated spectra with a law (:class:`attnlib.theory.SpectralLaw`)
   average when the law is the draws' mean); :func:`zero_fraction`, :func:`extreme_eigenvalues`,
   :func:`lower_edge_scale` and :func:`standardize_extremes` (Tracy-Widom units at both edges);
   :func:`finite_size_parameters` / :func:`finite_size_law` (the law matched to a finite centred S).
-* Moments: :func:`spectrum_moments` (empirical; the law's: :meth:`attnlib.theory.SpectralLaw.moments`).
+* Moments: :func:`spectrum_moments` (empirical; the law's: :meth:`attnlib.theory.laws.SpectralLaw.moments`).
 
 The bulk at a finite number of tokens per pooled vector (token mixing, the fourth-moment excess) is
 :mod:`attnlib.studies.token_mixing`.
@@ -46,7 +46,7 @@ def finite_size_parameters(setting) -> tuple[float, float, float]:
 
 
 def finite_size_law(setting) -> Bulk:
-    """:class:`~attnlib.theory.Bulk` at :func:`finite_size_parameters` of ``setting``."""
+    """:class:`~attnlib.theory.laws.Bulk` at :func:`finite_size_parameters` of ``setting``."""
     return Bulk(*finite_size_parameters(setting))
 
 

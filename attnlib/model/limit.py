@@ -200,15 +200,15 @@ class Limit:
                                 float(self.snr))
 
     def bulk_edges(self):
-        """Edges of the bulk kappa (MP_delta ⊠ MP_gamma) (:class:`attnlib.theory.Bulk`)."""
+        """Edges of the bulk kappa (MP_delta ⊠ MP_gamma) (:class:`attnlib.theory.laws.Bulk`)."""
         return theory.Bulk(self.delta, self.gamma, self.kappa).support
 
     def bulk_density(self, x):
-        """Density of the bulk at ``x`` (:meth:`attnlib.theory.Bulk.density`)."""
+        """Density of the bulk at ``x`` (:meth:`attnlib.theory.laws.SpectralLaw.density` of :class:`attnlib.theory.laws.Bulk`)."""
         return theory.Bulk(self.delta, self.gamma, self.kappa).density(x)
 
     def zero_atom(self):
-        """Fraction of zero eigenvalues of S (:attr:`attnlib.theory.Bulk.atom`)."""
+        """Fraction of zero eigenvalues of S (:class:`attnlib.theory.laws.Bulk`)."""
         return theory.Bulk(self.delta, self.gamma).atom
 
     def signal(self) -> theory.Spike:

@@ -62,7 +62,7 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
 
     Exact traces of sparse products, no eigendecomposition, so V and N can be large (the cost grows like
     N (T^2 N/V)^2). If A were Gaussian these would tend to the moments of MP_{V/N}
-    (:meth:`attnlib.theory.MarchenkoPastur.moments`); with T
+    (:class:`attnlib.theory.laws.MarchenkoPastur`); with T
     tokens per sequence the 4th exceeds it by (V/N)^2 (sum w^4/kappa^2)^2 (see :func:`attnlib.theory.tokens.m4_shift`).
     """
     V, N, w, A = _token_weights(V, N, w, rng)

@@ -5,11 +5,12 @@ Notation (see the book's model chapter): ``delta = d/V``, ``gamma = d/N``, ``kap
 arguments (scalars give floats).
 
 Laws
-    One shape, :class:`SpectralLaw` (support, atom, density, CDF, moments, Stieltjes transform), one class per
-    law, the ratios first: :class:`Bulk` (with :math:`\psi(z) = z G(z) - 1` the law
+    One shape, :class:`~attnlib.theory.laws.SpectralLaw` (support, atom, density, CDF, moments, Stieltjes
+    transform), one class per law, the ratios first: :class:`~attnlib.theory.laws.Bulk` (with :math:`\psi(z) = z G(z) - 1` the law
     :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` solves
-    :math:`z\psi = (1+\psi)(1+\delta\psi)(1+\gamma\psi)`), :class:`MarchenkoPastur`, :class:`OneToken`,
-    :class:`PopulationBulk`, :class:`HeadsBulk` and :class:`TracyWidom`.
+    :math:`z\psi = (1+\psi)(1+\delta\psi)(1+\gamma\psi)`), :class:`~attnlib.theory.laws.MarchenkoPastur`,
+    :class:`~attnlib.theory.single_token.OneToken`, :class:`~attnlib.theory.population.PopulationBulk`,
+    :class:`HeadsBulk` and :class:`~attnlib.theory.tracy_widom.TracyWidom`.
 
 Spikes
     A spike of strength theta (units of kappa), ``x = theta - delta``: population outlier

@@ -36,7 +36,7 @@ def density(x, B, delta, gamma) -> np.ndarray:
     """Density of the bulk law of S (per coordinate of R^{dH}) at real x > 0, vectorised.
 
     Newton's method on z(y) = x + i0 for the subordination point y (Im y > 0), continued from x + i x as in
-    :class:`attnlib.theory.PopulationBulk`; then psi_S = (1/H) sum_i psi(y/b_i) and the density is
+    :class:`attnlib.theory.population.PopulationBulk`; then psi_S = (1/H) sum_i psi(y/b_i) and the density is
     -Im((1 + psi_S)/x) / pi. A point where Newton stalls on the real axis (Im y -> 0) lies outside the support
     (density 0); raises ValueError if a point did not converge otherwise.
     """

@@ -71,7 +71,7 @@ def edge_constant(delta, gamma, kappa=1.0) -> float:
     :math:`E = (1+\sqrt\gamma)^2`, so :math:`c = \gamma^{-3/4}(1+\sqrt\gamma)^{-2}`, which is the coefficient of
     :math:`\sqrt{(b-\lambda)(\lambda-a)}/(2\pi\gamma\lambda)` at :math:`b`, since :math:`\sqrt{b - a} =
     2\gamma^{1/4}`. The relative error of the square-root law is :math:`O(\varepsilon)`, which is what
-    the tests check against :class:`attnlib.theory.Bulk`.
+    the tests check against :class:`attnlib.theory.laws.Bulk`.
 
     Parameters
     ----------

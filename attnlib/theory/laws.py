@@ -9,7 +9,7 @@ integrator (:meth:`SpectralLaw.cdf`). Every law takes its parameters in one orde
 * :class:`Bulk` (:math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)`) and :class:`MarchenkoPastur`
   (here);
 * :class:`attnlib.theory.single_token.OneToken` (the one-token law), :class:`attnlib.theory.population.PopulationBulk`
-  (a general population), :class:`attnlib.theory.heads.HeadsBulk` (many heads) and
+  (a general population), :class:`attnlib.theory.HeadsBulk` (many heads) and
   :class:`attnlib.theory.tracy_widom.TracyWidom`, each in the module that holds its formulas.
 
 The Stieltjes transform is :math:`m(z) = \int dF(x)/(x - z)` (Im m > 0 for Im z > 0).

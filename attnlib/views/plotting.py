@@ -92,7 +92,7 @@ def curve(ax, x, y, *, color=COLORS["theory"], label: str | None = "theory", lw:
 def overlay(ax, eigenvalues, law, *, bins: int = 50, label: str = "simulation", color: str = "#9ecae1"):
     """Histogram of the non-zero eigenvalues against the continuous part of ``law`` (both normalised to mass 1).
 
-    ``law`` is an :class:`attnlib.theory.SpectralLaw`. The zeros are found by the one rule of
+    ``law`` is an :class:`attnlib.theory.laws.SpectralLaw`. The zeros are found by the one rule of
     :mod:`attnlib.numerics.linalg`
     (:func:`~attnlib.numerics.linalg.zero_mask`), not as the ``round(atom * n)`` smallest eigenvalues, so the finite-size
     rank deficit (one extra zero per side lost to centering) does not leave a spurious bar at 0; the legend
