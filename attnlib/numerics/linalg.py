@@ -5,8 +5,8 @@
 * One rule for which eigenvalues count as zeros (:data:`ZERO_TOL`, :func:`zero_mask`).
 * BLAS on one thread around Lanczos (:func:`one_blas_thread`), or on every usable core
   (:func:`blas_threads`, :func:`usable_cores`) when each product is long.
-* Top eigenpairs and full spectra of S = C^T C / N from pooled rows C, through the smaller of S (d x d) and
-  the Gram matrix C C^T / N (N x N).
+* Top eigenpairs and full spectra of S = C^T C / N from pooled rows C (:func:`covariance_eigenpairs`,
+  :func:`covariance_spectrum`), through the smaller of S (d x d) and the Gram matrix C C^T / N (N x N).
 * Lanczos with full reorthogonalisation on an operator (:func:`lanczos_top`), for the matrix-free path, and
   its block form for a family of operators that differ by low-rank terms (:func:`lanczos_family`).
 """
@@ -33,10 +33,10 @@ __all__ = [
     "one_blas_thread",
     "blas_threads",
     "usable_cores",
-    "top_eigenpairs",
+    "covariance_eigenpairs",
     "lanczos_top",
     "lanczos_family",
-    "spectrum",
+    "covariance_spectrum",
     "squared_cosine",
     "squared_cosines",
 ]
@@ -140,7 +140,7 @@ def eigen(C: np.ndarray, k: int, full: bool):
     return vals, vecs, spec
 
 
-def top_eigenpairs(C, k: int = 1, *, centered: bool = True):
+def covariance_eigenpairs(C, k: int = 1, *, centered: bool = True):
     """Top ``k`` eigenvalues (descending) and unit eigenvectors (d, k) of S, by Lanczos (``eigsh``).
 
     Works on S (d x d) when N >= d and on the Gram matrix C C^T / N (N x N) otherwise.
@@ -150,7 +150,7 @@ def top_eigenpairs(C, k: int = 1, *, centered: bool = True):
     return vals, vecs
 
 
-def spectrum(C, *, centered: bool = True) -> np.ndarray:
+def covariance_spectrum(C, *, centered: bool = True) -> np.ndarray:
     """All d eigenvalues of S, descending (zeros padded when N < d), without eigenvectors."""
     C = _centered(np.asarray(C, dtype=float), centered)
     M, gram = _second_moment(C)
