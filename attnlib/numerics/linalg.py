@@ -37,6 +37,7 @@ __all__ = [
     "lanczos_top",
     "lanczos_family",
     "covariance_spectrum",
+    "largest_eigenvalue",
     "squared_cosine",
     "squared_cosines",
 ]
@@ -156,6 +157,17 @@ def covariance_spectrum(C, *, centered: bool = True) -> np.ndarray:
     M, gram = _second_moment(C)
     vals = np.clip(np.linalg.eigvalsh(M)[::-1], 0.0, None)
     return np.concatenate([vals, np.zeros(C.shape[1] - C.shape[0])]) if gram else vals
+
+
+def largest_eigenvalue(M) -> float:
+    """The largest eigenvalue of a symmetric matrix ``M`` (``numpy.linalg.eigvalsh``); for a correlation matrix R,
+    lambda_max(R), the largest alpha/kappa of any weighting (Theorem 5)."""
+    M = _v.finite_array("M", M)
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.size == 0:
+        raise ValueError(f"M must be a non-empty square matrix, got shape {M.shape}")
+    if not np.allclose(M, M.T, rtol=0.0, atol=1e-10 * max(1.0, float(np.abs(M).max()))):
+        raise ValueError(f"M must be symmetric, got {_v.short(M)}")
+    return float(np.linalg.eigvalsh(M)[-1])
 
 
 def squared_cosine(a, b) -> float:

@@ -27,14 +27,11 @@ from attnlib.model import generative, heads, positional, weights
 from attnlib.studies import stacked_layers
 from attnlib.theory import heads as theory_heads, layers
 from attnlib.views.tables import below, sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE = "standard errors"
-
-
-def se_of(x, axis=0):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def processes(T: int) -> dict:
