@@ -39,7 +39,8 @@ WRONG = {
                                               lambda delta, gamma, tail=single_token.TAIL: (np.ones(1), np.ones(1))),
     # the anchors' chance of picking the wrong sign left out of the spectral prediction
     "spectral prediction without the sign error": (classification, "spectral_prediction",
-        lambda *numbers, h_norm2=None, n_anchor=None: _spectral(*numbers, h_norm2=h_norm2)),
+        lambda *numbers, h_norm2=None, n_anchor=None, **named: _spectral(*numbers, h_norm2=h_norm2,
+                                                                             **named)),
     # the Markov sampler keeping its sign with probability r, not (1 + r)/2: its correlations drawn again (0.1 s)
     "a wrong Markov sampler": (P, "_sample_markov", markov_keeping_with_r),
 }
