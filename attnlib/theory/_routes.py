@@ -168,10 +168,12 @@ def sample_spike_resolvent(delta, gamma, theta, kappa=1.0) -> tuple[float, float
 
     Parameters
     ----------
+    delta, gamma : float
+        Ratios d/V and d/N (> 0).
     theta : float
         Spike strength (>= 0), in units of kappa.
-    delta, gamma, kappa : float
-        Ratios d/V, d/N and the scale ||w||^2 (> 0).
+    kappa : float
+        The scale ||w||^2 (> 0).
     """
     theta = _v.nonnegative("theta", theta)
     delta, gamma, kappa = (_v.positive("delta", delta), _v.positive("gamma", gamma), _v.positive("kappa", kappa))
@@ -203,10 +205,10 @@ def edge_overlap_ratio(delta, gamma, theta) -> float:
 
     Parameters
     ----------
-    theta : float
-        Spike strength (>= 0), below the sample threshold.
     delta, gamma : float
         Ratios d/V and d/N (> 0).
+    theta : float
+        Spike strength (>= 0), below the sample threshold.
     """
     theta = _v.nonnegative("theta", theta)
     delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)

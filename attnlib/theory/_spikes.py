@@ -81,10 +81,12 @@ def spike(delta, gamma, theta, kappa=1.0, *, direction: str = "spike") -> Spike:
 
     Parameters
     ----------
+    delta, gamma : float or array_like
+        Ratios d/V and d/N (> 0).
     theta : float or array_like
         Spike strength (>= 0), in units of kappa.
-    delta, gamma, kappa : float or array_like
-        Ratios d/V, d/N and the scale ||w||^2 (> 0); all arguments broadcast together.
+    kappa : float or array_like
+        The scale ||w||^2 (> 0); all arguments broadcast together.
     direction : str
         Name of the reference direction of the overlaps, stored in the result.
     """

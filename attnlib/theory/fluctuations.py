@@ -131,10 +131,12 @@ def standardize(delta, gamma, top, kappa, d):
 
     Parameters
     ----------
+    delta, gamma : float
+        Ratios (> 0), as in :func:`edge_scale`.
     top : float or array_like
         Top eigenvalue(s) of ``S`` (finite).
-    delta, gamma, kappa : float
-        Ratios and scale (> 0), as in :func:`edge_scale`.
+    kappa : float
+        Scale (> 0), as in :func:`edge_scale`.
     d : int
         Dimension of ``S``.
 
