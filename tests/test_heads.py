@@ -86,8 +86,8 @@ def test_covariance_of_concatenated_heads_is_exact():
             q = p / np.prod([len(k) for k in classes])
             m1 += q * c
             m2 += q * np.outer(c, c)
-    assert np.abs(m2 - np.outer(m1, m1) - mh.population_covariance(vocab, R, W)).max() < 1e-13
-    assert np.abs(m2 - mh.population_covariance(vocab, R, W, centered=False)).max() < 1e-13
+    assert np.abs(m2 - np.outer(m1, m1) - mh.heads_population_covariance(vocab, R, W)).max() < 1e-13
+    assert np.abs(m2 - mh.heads_population_covariance(vocab, R, W, centered=False)).max() < 1e-13
 
 
 @pytest.mark.parametrize("mu2", [0.05, 0.3, 1.0, 3.0])
@@ -138,7 +138,7 @@ def test_operators_match_the_formed_matrices_and_summed_heads_are_one_head():
     C -= C.mean(axis=0)
     x = rng.standard_normal((120, 2))
     assert np.abs(eh.HeadsCovariance(vocab.table, tok, W) @ x - C.T @ (C @ x) / 300).max() < 1e-12
-    P = mh.population_covariance(vocab, base.R, W)
+    P = mh.heads_population_covariance(vocab, base.R, W)
     assert np.abs(eh.HeadsPopulation(vocab, *th.head_matrices(base.R, W)) @ x - P @ x).max() < 1e-12
     summed = pooling.pool_table(vocab.table, tok, W.sum(axis=1))
     assert np.abs(summed - sum(pooling.pool_table(vocab.table, tok, W[:, h]) for h in range(2))).max() < 1e-12

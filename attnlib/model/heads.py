@@ -3,7 +3,7 @@ signal, sign process) and H heads W (T x H), pooled and concatenated, c_n = vec(
 
 The setting holds a Setting rather than repeating its fields: ``base`` gives d, V, N, ||mu||^2 and the process
 (its own weights are not used), and every theory question goes to :mod:`attnlib.theory.heads`. Summed heads are
-one head, w = sum_h w^(h) (:meth:`HeadsSetting.summed`). :func:`population_covariance` forms the exact
+one head, w = sum_h w^(h) (:meth:`HeadsSetting.summed`). :func:`heads_population_covariance` forms the exact
 covariance of c given the vocabulary at small d.
 """
 
@@ -19,7 +19,7 @@ from attnlib.model import weights as _w
 from attnlib.model.generative import Vocabulary, population_covariance as _single
 from attnlib.model.setting import Setting, check_setting
 
-__all__ = ["HeadsSetting", "causal_heads", "random_heads", "population_covariance"]
+__all__ = ["HeadsSetting", "causal_heads", "random_heads", "heads_population_covariance"]
 
 
 def causal_heads(T: int, taus, *, reversed_heads=()) -> np.ndarray:
@@ -121,7 +121,7 @@ class HeadsSetting:
         return f"HeadsSetting(H={self.H}, base={self.base!r}, label={self.label!r})"
 
 
-def population_covariance(vocab: Vocabulary, R, W, *, centered: bool = True) -> np.ndarray:
+def heads_population_covariance(vocab: Vocabulary, R, W, *, centered: bool = True) -> np.ndarray:
     """Cov(c | E) = (WᵀRW) ⊗ hhᵀ + (WᵀW) ⊗ W' of the concatenated heads, formed (dH x dH; small d only).
 
     Uncentred (``centered=False``): E[ccᵀ | E], which adds (Wᵀ1)(1ᵀW) ⊗ ggᵀ. W', h and g are those of

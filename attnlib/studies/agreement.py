@@ -33,7 +33,7 @@ from attnlib.numerics import checks as _v
 from attnlib.numerics import randomness
 from attnlib.theory import fluctuations, overlap_fluctuations
 
-__all__ = ["QUANTITIES", "WINDOWS", "Row", "Agreement", "agreement", "prediction", "curve"]
+__all__ = ["QUANTITIES", "WINDOWS", "Row", "Agreement", "agreement", "prediction", "prediction_curve"]
 
 #: The quantities compared: the top eigenvalue and the squared overlaps of its eigenvector with h and u.
 QUANTITIES = ("top", "overlap_h", "overlap_u")
@@ -106,7 +106,7 @@ def prediction(setting: Setting, quantity: str, beta4: float) -> tuple[float, fl
     return limit, float(np.sqrt(getattr(var, quantity))), ""
 
 
-def curve(setting: Setting, mu_norm2s, quantity: str, beta4: float) -> tuple[np.ndarray, np.ndarray]:
+def prediction_curve(setting: Setting, mu_norm2s, quantity: str, beta4: float) -> tuple[np.ndarray, np.ndarray]:
     """``(limits, predicted sds)`` of ``quantity`` for ``setting`` at each ||mu||^2 of ``mu_norm2s`` (the theory
     curve and the band of a figure; ``nan`` where :func:`prediction` has none)."""
     grid = _v.finite_vector("mu_norm2s", mu_norm2s)

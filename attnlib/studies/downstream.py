@@ -48,7 +48,9 @@ __all__ = [
     "spectral_accuracy",
     "label_snr",
     "fisher_accuracy",
+    "fisher_finite_d_shift",
     "in_critical_window",
+    "spectral_prediction_valid",
     "samples_threshold",
     "empirical_threshold",
 ]
@@ -159,6 +161,16 @@ def fisher_accuracy(setting: Setting, position: int | None = None) -> float:
                                          kappa=setting.kappa)
 
 
+def fisher_finite_d_shift(setting: Setting, position: int | None = None) -> float:
+    """How far :func:`fisher_accuracy` moves at finite d: Phi(varsigma) with h^T W'^{-1} h at its finite-d mean
+    (:func:`attnlib.theory.classification.inverse_wishart_form`, ||h||^2 = ||mu||^2 + delta) in place of its
+    limit ||h||^2 / (1 - delta), minus :func:`fisher_accuracy` (needs delta < 1 and V > d + 3)."""
+    check_setting(setting)
+    m_d = classification.inverse_wishart_form(setting.mu_norm2 + setting.delta, setting.d, setting.V)
+    shifted = setting.replace(mu_norm2=m_d * (1 - setting.delta) - setting.delta)  # so that M = m_d
+    return fisher_accuracy(shifted, position) - fisher_accuracy(setting, position)
+
+
 def in_critical_window(setting: Setting) -> bool:
     r"""True if theta is inside the critical window of the sample transition at this d.
 
@@ -178,6 +190,13 @@ def in_critical_window(setting: Setting) -> bool:
     check_setting(setting)
     t = fluctuations.window_position(setting.delta, setting.gamma, theta=setting.theta, d=setting.d)
     return bool(abs(t) < fluctuations.window_half_width(fluctuations.WINDOW_LEVEL))
+
+
+def spectral_prediction_valid(setting: Setting) -> bool:
+    """True where :func:`spectral_accuracy` is compared with simulations: at least as many sequences as
+    dimensions (N >= d) and outside the critical window of the sample transition (:func:`in_critical_window`)."""
+    check_setting(setting)
+    return setting.N >= setting.d and not in_critical_window(setting)
 
 
 def samples_threshold(setting: Setting) -> float:

@@ -27,6 +27,7 @@ from scipy.stats import chi2 as chi2_law
 from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
+from attnlib.numerics.statistics import proportional_fit
 from attnlib.studies import finite_size, token_mixing
 from attnlib.theory import fluctuations, tracy_widom
 from attnlib.views.tables import below
@@ -108,14 +109,10 @@ def _edge(r: dict, rep: Report) -> None:
     stats, exceed = np.array(stats), np.array(exceed)
     d_e, off, se_off = stats[:, 0], stats[:, 2] - tracy_widom.MEAN, stats[:, 3]
 
-    def fit(rows, offsets):  # weighted least squares of offset = A d^(-1/3)
-        wts = d_e[rows] ** (-2 / 3) / se_off[rows] ** 2
-        A = np.sum(offsets[rows] * d_e[rows] ** (-1 / 3) / se_off[rows] ** 2) / np.sum(wts)
-        return A, 1 / np.sqrt(np.sum(wts))
-
-    train, held = d_e <= 1000, d_e > 1000
-    (A_off, A_se), A_all = fit(train, off), fit(np.ones(d_e.size, bool), off)[0]
-    A_dof = fit(train, stats[:, 4] - tracy_widom.MEAN)[0]
+    train, held = d_e <= 1000, d_e > 1000  # weighted least squares of offset = A d^(-1/3)
+    A_off, A_se = proportional_fit(d_e[train] ** (-1 / 3), off[train], se_off[train])
+    A_all = proportional_fit(d_e ** (-1 / 3), off, se_off)[0]
+    A_dof = proportional_fit(d_e[train] ** (-1 / 3), (stats[:, 4] - tracy_widom.MEAN)[train], se_off[train])[0]
     held_z = (off - A_off * d_e ** (-1 / 3)) / np.hypot(se_off, A_se * d_e ** (-1 / 3))
     edge_p = chi2_law.sf(np.sum(((off - A_all * d_e ** (-1 / 3)) / se_off) ** 2), len(d_e) - 1)
     sd_z = np.abs(stats[:, 5] - tracy_widom.SD) / stats[:, 6]

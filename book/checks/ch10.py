@@ -28,15 +28,12 @@ from attnlib.studies import downstream, learning
 from attnlib.theory import finite_attention
 from attnlib.theory import finite_attention
 from attnlib.views.tables import sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE = "standard errors"
 BOUNDED = ("oscillating", "R = (−0.5)^|t−s|")
-
-
-def se_of(x, axis=-1):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def families(T: int) -> dict:

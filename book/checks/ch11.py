@@ -28,14 +28,11 @@ from attnlib.engine import compare
 from attnlib.model import frequencies, k_classes, noise, positional
 from attnlib.theory import fluctuations, population, spectral_laws, tracy_widom
 from attnlib.views.tables import sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE, TW_UNITS = "standard errors", "Tracy–Widom units"
-
-
-def se_of(x, axis=-1):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def laws() -> list:

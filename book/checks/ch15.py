@@ -27,14 +27,11 @@ from attnlib.model import generative, heads, positional, weights
 from attnlib.studies import stacked_layers
 from attnlib.theory import heads as theory_heads, layers
 from attnlib.views.tables import below, sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE = "standard errors"
-
-
-def se_of(x, axis=0):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def processes(T: int) -> dict:
@@ -50,8 +47,8 @@ def _spikes(r, rep, procs, cases):
     T, delta, gamma = r["T"], r["delta"], r["gamma"]
     vocab = generative.draw_vocabulary(r["cov_d"], r["cov_V"], r["cov_mu_norm2"],
                                        np.random.default_rng(r["cov_seed"]))  # the page's first draw
-    cov_z = (r["cov/mean"] - heads.population_covariance(vocab, positional.markov(T, r["markov_r"]).R,
-                                                         r["cov_heads"])) / r["cov/se"]
+    cov_z = (r["cov/mean"] - heads.heads_population_covariance(vocab, positional.markov(T, r["markov_r"]).R,
+                                                               r["cov_heads"])) / r["cov/se"]
     d = r["d_big"]
     z_big = []
     for name, mu2 in zip(cases, r["mu_norm2"]):

@@ -28,7 +28,7 @@ def _transposed_readout(T, taus, *, residual=False):  # Q 1 / T for Q^T 1 / T (r
 
 WRONG = {  # name: (module, function, wrong function)
     # the heads treated as orthonormal in the covariance
-    "heads covariance with orthonormal noise": (M, "population_covariance", _orthonormal_noise),
+    "heads covariance with orthonormal noise": (M, "heads_population_covariance", _orthonormal_noise),
     # the sample map with gamma, not H gamma: the H heads' dimension dH forgotten
     "sample map without the heads' dimension":
         (H, "_z", lambda y, b, delta, gamma, derivative: _z(y, b, delta, gamma / b.size, derivative)),
