@@ -22,9 +22,9 @@ def test_label_chain_correlation():
 def test_scatter_and_spikes():
     M = np.array([[1.0, 0.5, 0.2], [1.0, -0.5, -0.2], [-1.0, 0.5, -0.2], [-1.0, -0.5, 0.2]])
     np.testing.assert_allclose(k_classes.scatter_eigenvalues(M), [1.0, 0.25, 0.04])
-    sp = theory.class_spikes(k_classes.scatter_eigenvalues(M), 0.5, 0.5, 2.0, 0.1)
+    sp = theory.class_spikes(0.5, 0.5, nu=k_classes.scatter_eigenvalues(M), snr=2.0, kappa=0.1)
     np.testing.assert_allclose(sp.theta, 2.0 * (np.array([1.0, 0.25, 0.04]) + 0.5))
-    ref = theory.spike(sp.theta, 0.5, 0.5, 0.1)
+    ref = theory.spike(0.5, 0.5, theta=sp.theta, kappa=0.1)
     np.testing.assert_allclose(sp.sample_overlap, ref.sample_overlap)
 
 

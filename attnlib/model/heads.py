@@ -102,12 +102,12 @@ class HeadsSetting:
 
     def spikes(self, direction: str = "u") -> _th.HeadSpikes:
         """The signal's spikes (overlaps with R^H ⊗ mu, or R^H ⊗ h)."""
-        return _th.signal_spikes(self.R, self.heads, self.delta, self.gamma, self.base.mu_norm2,
+        return _th.signal_spikes(self.delta, self.gamma, R=self.R, W=self.heads, mu_norm2=self.base.mu_norm2,
                                  direction=direction)
 
     def thresholds(self) -> tuple[np.ndarray, np.ndarray]:
         """(population, sample) thresholds on ||mu||^2 of every spike."""
-        return _th.signal_thresholds(self.R, self.heads, self.delta, self.gamma)
+        return _th.head_thresholds(self.delta, self.gamma, R=self.R, W=self.heads)
 
     def bulk_edge(self) -> float:
         """Upper edge of the bulk of S."""
@@ -115,7 +115,7 @@ class HeadsSetting:
 
     def population_edge(self) -> float:
         """Upper edge of the noise part of the population covariance."""
-        return _th.population_edge(self.matrices[1], self.delta)
+        return _th.population_edge(self.delta, B=self.matrices[1])
 
     def __repr__(self) -> str:
         return f"HeadsSetting(H={self.H}, base={self.base!r}, label={self.label!r})"

@@ -168,5 +168,6 @@ class ClassSetting:
 
     def spikes(self) -> theory.Spike:
         """The K - 1 spikes (arrays over the directions, strongest first): :func:`attnlib.theory.class_spikes`."""
-        return theory.class_spikes(scatter_eigenvalues(self.means), self.delta, self.gamma, self.snr, self.kappa)
+        return theory.class_spikes(self.delta, self.gamma, nu=scatter_eigenvalues(self.means), snr=self.snr,
+                                   kappa=self.kappa)
 

@@ -97,7 +97,7 @@ def prediction(setting: Setting, quantity: str, beta4: float) -> tuple[float, fl
     if setting.options is not None:
         return limit, float("nan"), "a model variant (options): the fluctuations are predicted for the book's model"
     delta, gamma, d = setting.delta, setting.gamma, setting.d
-    if fluctuations.window_position(setting.theta, delta, gamma, d) < WINDOWS:
+    if fluctuations.window_position(delta, gamma, theta=setting.theta, d=d) < WINDOWS:
         return limit, float("nan"), f"within {WINDOWS:g} window widths of the sample threshold: not Gaussian"
     args = dict(kappa=setting.kappa, mu_norm2=setting.mu_norm2, beta4=beta4)
     if quantity == "top":

@@ -35,7 +35,7 @@ _NUMBERS = dict(a=_v.finite_scalar, mu_norm2=_v.nonnegative, delta=_v.positive, 
 
 
 @_v.validated(**_NUMBERS)
-def label_separation(a, mu_norm2, delta, alpha, kappa) -> float:
+def label_separation(delta, a, mu_norm2, alpha, kappa) -> float:
     """Fisher separation varsigma^2 = a^2 h^T Sigma_n^{-1} h of the label, in the limit (infinite training set).
 
     ``a``: the label signal (R w)_b; ``mu_norm2``, ``delta``, ``alpha``, ``kappa``: ||mu||^2, d/V, w^T R w, ||w||^2.
@@ -60,12 +60,12 @@ def inverse_wishart_form(h_norm2, d, V) -> float:
 
 
 @_v.validated(**_NUMBERS)
-def fisher_ceiling(a, mu_norm2, delta, alpha, kappa) -> float:
+def fisher_ceiling(delta, a, mu_norm2, alpha, kappa) -> float:
     """Phi(varsigma): Gaussian-approximation accuracy of the Fisher discriminant of the vocabulary.
 
     varsigma^2 is :func:`label_separation` (same arguments; needs delta < 1).
     """
-    return float(ndtr(np.sqrt(label_separation(a, mu_norm2, delta, alpha, kappa))))
+    return float(ndtr(np.sqrt(label_separation(delta, a=a, mu_norm2=mu_norm2, alpha=alpha, kappa=kappa))))
 
 
 def _quadratic_form(sp: _spikes.Spike) -> float:
@@ -103,7 +103,7 @@ class SpectralPrediction:
 
 @_v.validated(a=_v.nonnegative, theta=_v.positive, delta=_v.positive, gamma=_v.positive, kappa=_v.positive,
               mu_norm2=_v.nonnegative, h_norm2=_v.optional(_v.positive), n_anchor=_v.optional(_v.positive_int))
-def spectral_prediction(a, theta, delta, gamma, kappa, mu_norm2, *, h_norm2=None,
+def spectral_prediction(delta, gamma, a, theta, kappa, mu_norm2, *, h_norm2=None,
                         n_anchor=None) -> SpectralPrediction:
     """Predicted test accuracy of the sign of the projection on the top eigenvector of the centered S.
 
@@ -121,10 +121,10 @@ def spectral_prediction(a, theta, delta, gamma, kappa, mu_norm2, *, h_norm2=None
     """
     h2_limit = mu_norm2 + delta
     if h_norm2 is None:
-        h2, sp = h2_limit, _spikes.spike(theta, delta, gamma, kappa, direction="h")
+        h2, sp = h2_limit, _spikes.spike(delta, gamma, theta=theta, kappa=kappa, direction="h")
     else:
         h2 = h_norm2
-        sp = _spikes.spike(theta * h2 / h2_limit, delta, gamma, kappa, direction="h")
+        sp = _spikes.spike(delta, gamma, theta=theta * h2 / h2_limit, kappa=kappa, direction="h")
     if not sp.sample_detectable:
         return SpectralPrediction(a, 0.0, float("nan"), float("nan"), 0.0, 0.5, 0.5, 0.5)
     eta2 = float(h2 * sp.sample_overlap)
@@ -169,7 +169,7 @@ def projection_accuracy(class_mean, second_moment):
 
 
 @_v.validated(theta=_v.positive, delta=_v.positive, d=_v.positive_int)
-def sample_size_threshold(theta, delta, d) -> float:
+def sample_size_threshold(delta, theta, d) -> float:
     """The number of sequences N* above which S has a signal outlier (``inf`` if the population has none).
 
     ``theta``: the spike strength, ``delta`` = d/V, ``d``: the dimension. The sample threshold

@@ -100,8 +100,9 @@ def _edge(r: dict, rep: Report) -> None:
     q95, stats, exceed = fluctuations.edge_quantile(0.95), [], []
     for d in (int(x) for x in _keys(r, "edge_top")):
         s, top = no_signal(d, T), r[f"edge_top/{d}"]
-        z = fluctuations.standardize(top, s.delta, s.gamma, s.kappa, d)
-        z_dof = fluctuations.standardize(top, *compare.finite_size_parameters(s), d)
+        z = fluctuations.standardize(s.delta, s.gamma, top=top, kappa=s.kappa, d=d)
+        dl_f, gm_f, kp_f = compare.finite_size_parameters(s)
+        z_dof = fluctuations.standardize(dl_f, gm_f, top=top, kappa=kp_f, d=d)
         sd, n = z.std(ddof=1), top.size
         stats.append([d, n, z.mean(), sd / np.sqrt(n), z_dof.mean(), sd, se_sd(sd, n)])
         exceed.append(np.mean(z > q95))
@@ -208,7 +209,7 @@ def _window(r: dict, rep: Report) -> None:
         limits.append(lim)
         R_w.append(np.sqrt(np.mean((ov - lim[:, None]) ** 2, axis=1)) / (slope * w_d))
         s_d = reference("mean", d, T)
-        z_top = fluctuations.standardize(r[f"window_top/{d}"], s_d.delta, s_d.gamma, s_d.kappa, d)
+        z_top = fluctuations.standardize(s_d.delta, s_d.gamma, top=r[f"window_top/{d}"], kappa=s_d.kappa, d=d)
         above.append(dict(zip(r[f"window_top_t/{d}"], np.mean(z_top > q95, axis=1))))
     nu, nu_boot = finite_size.bootstrap_exponent(ds, offsets, draws, limits,
                                                  np.random.default_rng(int(r["boot_seed"])),

@@ -95,8 +95,8 @@ def _edges(r: dict, rep: Report) -> float:
     tw_mean, tw_sd = tracy_widom.MEAN, tracy_widom.SD
     d_tw, V_tw, N_tw, T_tw = r["tw/sizes"]
     top = r["tw/top"]
-    z_tw = fluctuations.standardize(top, *compare.finite_size_parameters(_independent(d_tw, V_tw, N_tw, T_tw)),
-                                    int(d_tw))
+    dl_tw, gm_tw, kp_tw = compare.finite_size_parameters(_independent(d_tw, V_tw, N_tw, T_tw))
+    z_tw = fluctuations.standardize(dl_tw, gm_tw, top=top, kappa=kp_tw, d=int(d_tw))
     se_mean = tw_sd / np.sqrt(top.size)
     se_sd = tw_sd * np.sqrt((tracy_widom.moments(1).excess_kurtosis + 2) / (4 * top.size))
     rep.row("largest eigenvalue: TW₁ mean", abs(z_tw.mean() - tw_mean) / se_mean, 4, SE,

@@ -59,8 +59,8 @@ def routes() -> dict:
     out = {"population": [], "sample": [], "edge": [], "route_gap": 0.0, "resolvent_gap": 0.0, "bs_gap": 0.0,
            "edge_gap": 0.0}
     for th in theory.thresholds(DELTA, 1.0)[0] * np.array([1.001, 1.05, 1.3, 2.0, 4.0, 10.0]):
-        closed = theory.spike(th, DELTA, 1.0)
-        lam, overlap = theory.population_outlier_numeric(th, DELTA)
+        closed = theory.spike(DELTA, 1.0, theta=th)
+        lam, overlap = theory.population_outlier_numeric(DELTA, theta=th)
         out["route_gap"] = max(out["route_gap"], abs(lam - closed.population_eigenvalue),
                                abs(overlap - closed.population_overlap))
         out["population"].append([th, closed.population_eigenvalue, lam, closed.population_overlap, overlap])
@@ -71,10 +71,10 @@ def routes() -> dict:
     for dl, gm in ROUTE_GRID:
         x_star = theory.critical_x(dl, gm)[0]
         for th in (dl + 1.05 * x_star, dl + 2 * x_star, dl + 5 * x_star):
-            closed = theory.spike(th, dl, gm)
-            lam, ov = theory.sample_spike_resolvent(th, dl, gm)
-            lam_pop, pop_ov = theory.population_outlier_numeric(th, dl)
-            psi, factor = theory.baik_silverstein(lam_pop, dl, gm)
+            closed = theory.spike(dl, gm, theta=th)
+            lam, ov = theory.sample_spike_resolvent(dl, gm, theta=th)
+            lam_pop, pop_ov = theory.population_outlier_numeric(dl, theta=th)
+            psi, factor = theory.baik_silverstein(dl, gm, ell=lam_pop)
             out["resolvent_gap"] = max(out["resolvent_gap"], abs(lam / closed.sample_eigenvalue - 1),
                                        abs(ov - closed.sample_overlap))
             out["bs_gap"] = max(out["bs_gap"], abs(psi / closed.sample_eigenvalue - 1),
@@ -172,7 +172,7 @@ def check(r: dict) -> Report:
     z_band = (r["band_top"] - theory.bulk_edges(DELTA, GAMMA, base.kappa)[1]) / fluctuations.edge_scale(
         DELTA, GAMMA, base.kappa, d)
     z_dev = np.abs(z_band.mean(axis=1) - tracy_widom.MEAN)  # in units of the TW scale
-    ratio_b = np.array([theory.edge_overlap_ratio(t, DELTA, GAMMA) for t in thetas])
+    ratio_b = np.array([theory.edge_overlap_ratio(DELTA, GAMMA, theta=t) for t in thetas])
     pop_ov_b = np.array([base.with_theta(t).signal_h().population_overlap for t in thetas])
     band_ov = r["band_overlap"].mean(axis=1)
     band_tol = 1 + 3 * np.sqrt(2 / n_band)  # 3 s.e. above r(theta)/d, the per-draw sd sqrt(2) times the mean
@@ -181,7 +181,7 @@ def check(r: dict) -> Report:
             z_dev.max() < 4 * tracy_widom.SD / np.sqrt(n_band))
     rep.row("band: mean overlap / (𝔯(θ)/d)", sig((band_ov * d / ratio_b).max(), 2),
             f"1 + 3 s.e. = {sig(band_tol, 3)}", "ratio", np.all(band_ov < band_tol * ratio_b / d))
-    in_band = theory.regions(thetas, DELTA, GAMMA) == 1
+    in_band = theory.regions(DELTA, GAMMA, theta=thetas) == 1
     rep.require(np.all(band_ov[in_band] < pop_ov_b[in_band] / 5), "band: overlap below a fifth of the population's")
 
     stages = r["stages"]  # two stages, where the population factor matters
@@ -193,7 +193,8 @@ def check(r: dict) -> Report:
         gap = np.abs(measured - [p.population_overlap, p.sample_overlap / p.population_overlap, p.sample_overlap])
         stage_err = max(stage_err, gap.max())
         rep.require(np.all(gap < tol_f), f"two stages at x = {x}")
-        rep.require(abs(theory.sample_spike_resolvent(s_f.theta, s_f.delta, s_f.gamma)[1] - p.sample_overlap) < 1e-8,
+        rep.require(abs(theory.sample_spike_resolvent(s_f.delta, s_f.gamma, theta=s_f.theta)[1]
+                        - p.sample_overlap) < 1e-8,
                     f"the resolvent route gives the two-stage overlap at x = {x}")
     rep.row("two stages, each against its prediction", sig(stage_err, 2), f"4 s.e. = {sig(tol_f, 2)}",
             "absolute error", stage_err < tol_f)

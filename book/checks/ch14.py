@@ -118,7 +118,7 @@ def _recovery(r: dict, rep: Report) -> int:
             deg_z.append(abs(mean[i] - s.signal_h().sample_overlap) / se)
             above_ok &= bool(deg_z[-1] < 4)
         elif s.theta <= theta_smp - 0.3:  # an edge eigenvector: overlap r(theta)/d, per-draw sd sqrt(2) times it
-            r_d = theory.edge_overlap_ratio(s.theta, s.delta, s.gamma) / s.d
+            r_d = theory.edge_overlap_ratio(s.delta, s.gamma, theta=s.theta) / s.d
             deg_below = max(deg_below, mean[i] / r_d)
             below_ok &= bool(mean[i] < below_tol * r_d)
     rep.row(f"degenerate cases, {len(deg_z)} points above the threshold", max(deg_z), "< 4", SE, above_ok)

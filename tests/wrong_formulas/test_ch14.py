@@ -40,7 +40,8 @@ WRONG = {
                                               lambda delta, gamma, tail=single_token.TAIL: (np.ones(1), np.ones(1))),
     # the anchors' chance of picking the wrong sign left out of the spectral prediction
     "spectral prediction without the sign error": (classification, "spectral_prediction",
-        lambda *numbers, h_norm2=None, n_anchor=None: _spectral(*numbers, h_norm2=h_norm2)),
+        lambda *numbers, h_norm2=None, n_anchor=None, **named: _spectral(*numbers, h_norm2=h_norm2,
+                                                                             **named)),
     # the plug-in Gaussian formula with the second moment u^T Sigma u taken as the within-class variance
     # (the class mean not subtracted): Phi(m / sqrt(q)) instead of Phi(m / sqrt(q - m^2))
     "plug-in accuracy without the class mean in the variance": (classification, "projection_accuracy",

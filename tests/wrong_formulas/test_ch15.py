@@ -7,7 +7,7 @@ from attnlib.theory import heads as H, layers as L
 from checks import ch15, load
 from .conftest import page_tests
 
-RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, H.bulk_density, H.signal_thresholds
+RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, H.bulk_density, H.head_thresholds
 
 def _orthonormal_noise(vocab, R, W, *, centered=True):  # (tr B / H) I ⊗ W' for the noise part B ⊗ W'
     W = np.asarray(W, dtype=float)
@@ -45,7 +45,7 @@ WRONG = {  # name: (module, function, wrong function)
         H.check_heads(W, np.shape(R)[0]).T @ np.asarray(R) @ H.check_heads(W, np.shape(R)[0]))[::-1]),
     # both thresholds read at the population edge (the sample's critical point forgotten)
     "sample threshold at the population edge":
-        (H, "signal_thresholds", lambda R, W, delta, gamma: 2 * _thresholds(R, W, delta, gamma)[:1]),
+        (H, "head_thresholds", lambda delta, gamma, R, W: 2 * _thresholds(delta, gamma, R=R, W=W)[:1]),
     # every layer scored as the first: softmax of tau I, the outputs' Gram matrix forgotten
     "second layer scored like the first": (L, "stack", lambda T, taus, *, residual=False: [
         L.causal_softmax(tau * np.eye(T)) for tau in np.atleast_1d(np.asarray(taus, dtype=float))]),

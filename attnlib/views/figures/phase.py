@@ -83,9 +83,9 @@ def phase_theory(state: PhaseState | None = None, *, points: int = 120, **overri
     points = _v.positive_int("points", points, minimum=2)
     gamma_grid = np.linspace(GAMMA_MAX / points, GAMMA_MAX, points)
     theta_pop, theta_smp = theory.thresholds(state.delta, gamma_grid)
-    code = theory.regions(state.theta, state.delta, state.gamma)
+    code = theory.regions(state.delta, state.gamma, theta=state.theta)
     theta_grid = np.linspace(0.0, THETA_MAX, _THETA_POINTS)
-    curves = theory.spike(theta_grid, state.delta, state.gamma, 1.0, direction="h")
+    curves = theory.spike(state.delta, state.gamma, theta=theta_grid, kappa=1.0, direction="h")
     return {
         "gamma_grid": gamma_grid,
         "theta_population": theta_pop,
@@ -93,7 +93,7 @@ def phase_theory(state: PhaseState | None = None, *, points: int = 120, **overri
         "thresholds_here": theory.thresholds(state.delta, state.gamma),
         "region_code": code,
         "region": REGION_KEYS[code],
-        "spike": theory.spike(state.theta, state.delta, state.gamma, 1.0, direction="h"),
+        "spike": theory.spike(state.delta, state.gamma, theta=state.theta, kappa=1.0, direction="h"),
         "theta_grid": theta_grid,
         "population_overlap": curves.population_overlap,
         "sample_overlap": curves.sample_overlap,
