@@ -325,19 +325,6 @@ def visit(browser, url: str, is_local, screenshot: Path | None = None, redirect_
     return v
 
 
-def edition_links(v: Visit, html_root: Path) -> list[str]:
-    """The build of ``make book`` alone (no PDF yet) links no PDF and its footer says how to make one; after
-    ``make pdf`` the links to the PDF are internal links, resolved with the others. Either way no link is dead,
-    whichever of ``make book`` and ``make pdf`` ran first (issue 35)."""
-    if (html_root / accessibility.edition.PDF_NAME).is_file():
-        return []
-    to_pdf = sorted({u for u in v.links if accessibility.edition.PDF_NAME in u})
-    footer = " ".join((v.footer or "").split())
-    return ([f"links to a PDF the build does not have: {to_pdf}"] if to_pdf else []) + (
-        [] if "run make pdf" in footer else [f"the footer of a build without the PDF should say 'run make pdf': "
-                                             f"{footer!r}"])
-
-
 def renders_offline(page_path, html_root, base_url, browser, screenshots_dir):
     doc = page_path.removesuffix(".html")
     own = doc not in CHAPTERS
@@ -370,7 +357,7 @@ def renders_offline(page_path, html_root, base_url, browser, screenshots_dir):
         problems.append(f"links to another project's repository: {wrong_repo}")
     if v.footer is None or not all(s in v.footer for s in FOOTER_MUST_CONTAIN):
         problems.append(f"footer should contain {FOOTER_MUST_CONTAIN}, got {v.footer!r}")
-    problems += edition_links(v, html_root)
+    problems += accessibility.pdf_links(v.links, v.footer, html_root)
     assert not problems, f"{page_path}:\n  " + "\n  ".join(problems)
 
 
