@@ -108,7 +108,7 @@ def test_predicted_sd_matches_the_spread_of_200_draws():
             wrong = np.sqrt(fl.outlier_variance(s.delta, s.gamma, s.theta, s.d, kappa=s.kappa, mu_norm2=1.0,
                                                 beta4=out.kurtosis[0].value).sampling)
         elif q == "overlap_h":
-            sp = [theory.spike(s.theta + e, s.delta, s.gamma, s.kappa) for e in (-1e-6, 1e-6)]
+            sp = [theory.spike(s.delta, s.gamma, theta=s.theta + e, kappa=s.kappa) for e in (-1e-6, 1e-6)]
             slope = (sp[1].sample_overlap - sp[0].sample_overlap) / (sp[1].sample_eigenvalue - sp[0].sample_eigenvalue)
             wrong = abs(slope) * out.row(0, "top").predicted_sd
         else:

@@ -22,9 +22,9 @@ def test_label_chain_correlation():
 def test_scatter_and_spikes():
     M = np.array([[1.0, 0.5, 0.2], [1.0, -0.5, -0.2], [-1.0, 0.5, -0.2], [-1.0, -0.5, 0.2]])
     np.testing.assert_allclose(k_classes.scatter_eigenvalues(M), [1.0, 0.25, 0.04])
-    sp = theory.class_spikes(k_classes.scatter_eigenvalues(M), 0.5, 0.5, 2.0, 0.1)
+    sp = theory.class_spikes(0.5, 0.5, nu=k_classes.scatter_eigenvalues(M), snr=2.0, kappa=0.1)
     np.testing.assert_allclose(sp.theta, 2.0 * (np.array([1.0, 0.25, 0.04]) + 0.5))
-    ref = theory.spike(sp.theta, 0.5, 0.5, 0.1)
+    ref = theory.spike(0.5, 0.5, theta=sp.theta, kappa=0.1)
     np.testing.assert_allclose(sp.sample_overlap, ref.sample_overlap)
 
 
@@ -35,7 +35,7 @@ def test_two_classes_are_the_book_model():
     book = Setting(d=200, V=400, N=800, mu_norm2=0.64, process=positional.markov(T, 0.5), weights=w)
     assert cs.alpha == pytest.approx(book.alpha) and cs.kappa == pytest.approx(book.kappa)
     assert cs.spikes().sample_eigenvalue[0] == pytest.approx(book.signal_h().sample_eigenvalue)
-    a, b = k_class_sweep.sweep(cs, 5, 6, k=1), sweep(book, 5, 6, k=1)
+    a, b = k_class_sweep.class_sweep(cs, 5, 6, k=1), sweep(book, 5, 6, k=1)
     # different samplers, the same law: means of 6 draws agree within their spread (sd about 3%)
     assert a.eigenvalues.mean() == pytest.approx(b.top.mean(), rel=0.05)
     assert a.overlaps[..., 0, 0].mean() == pytest.approx(b.mean("overlap_h")[0], abs=0.06)
@@ -43,7 +43,8 @@ def test_two_classes_are_the_book_model():
 
 def test_vocabulary_centroids_and_directions():
     M = np.array([[2.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
-    voc = k_classes.draw_vocabulary(50, 300, M, np.random.default_rng(1), options=ModelOptions(noise=noise.rademacher()))
+    voc = k_classes.draw_class_vocabulary(50, 300, M, np.random.default_rng(1),
+                                          options=ModelOptions(noise=noise.rademacher()))
     for k in range(3):
         np.testing.assert_allclose(voc.centroids[k], voc.table[voc.labels == k].mean(axis=0), atol=1e-12)
     vals, b = voc.directions()
@@ -67,7 +68,7 @@ def test_between_class_eigenvalues_are_the_scatter_plus_d_over_v():
     d, V, n = 500, 3000, 16
     rng = np.random.default_rng(5)
     opts = ModelOptions(noise=noise.rademacher())
-    vals = np.array([k_classes.draw_vocabulary(d, V, M, rng, options=opts).directions()[0] for _ in range(n)])
+    vals = np.array([k_classes.draw_class_vocabulary(d, V, M, rng, options=opts).directions()[0] for _ in range(n)])
     nu, K = k_classes.scatter_eigenvalues(M), M.shape[0]
     np.testing.assert_allclose(nu, [2.0, 2.0 / 3.0])  # by hand: M^T M / 3 = diag(6, 2) / 3
     band, band_sum = 3 * B_SPREAD / np.sqrt(n), 3 * B_TRACE_SPREAD / np.sqrt(n)
@@ -82,7 +83,7 @@ def test_between_class_eigenvalues_are_the_scatter_plus_d_over_v():
 def test_sweep_is_reproducible():
     cs = k_classes.ClassSetting(d=60, V=120, N=240, means=np.eye(3), chain=k_classes.LabelChain(3, 4, 0.3),
                               weights=np.ones(4))
-    a, b = k_class_sweep.sweep([cs, cs], 9, 2, k=2), k_class_sweep.sweep([cs, cs], 9, 2, k=2)
+    a, b = k_class_sweep.class_sweep([cs, cs], 9, 2, k=2), k_class_sweep.class_sweep([cs, cs], 9, 2, k=2)
     np.testing.assert_array_equal(a.eigenvalues, b.eigenvalues)
     assert a.overlaps.shape == (2, 2, 2, 2) and not np.array_equal(a.eigenvalues[0, 0], a.eigenvalues[0, 1])
 
@@ -92,7 +93,7 @@ def test_sweep_is_reproducible():
     (lambda: k_classes.LabelChain(3, 4, 1.5), "p must be"),
     (lambda: k_classes.ClassSetting(60, 120, 240, np.eye(3), k_classes.LabelChain(2, 4, 0.3), np.ones(4)), "K = 3"),
     (lambda: k_classes.ClassSetting(60, 100, 240, np.eye(3), k_classes.LabelChain(3, 4, 0.3), np.ones(4)), "multiple"),
-    (lambda: k_classes.draw_vocabulary(10, 30, [[1.0]], np.random.default_rng(0)), "K >= 2"),
+    (lambda: k_classes.draw_class_vocabulary(10, 30, [[1.0]], np.random.default_rng(0)), "K >= 2"),
 ])
 def test_validation(call, match):
     with pytest.raises(ValueError, match=match):

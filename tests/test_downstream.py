@@ -187,7 +187,7 @@ def test_outlier_quadratic_form_and_projection_against_monte_carlo():
     for _ in range(4):
         voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
         C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
-        _, vecs = linalg.top_eigenpairs(C, 1)
+        _, vecs = linalg.covariance_eigenpairs(C, 1)
         u = vecs[:, 0]
         Sigma = generative.population_covariance(voc, s.weights, s.R)
         quads.append(u @ Sigma @ u)
@@ -246,7 +246,7 @@ def test_in_sample_and_held_out_projections_against_monte_carlo():
         voc = generative.draw_vocabulary(s.d, s.V, s.mu_norm2, rng)
         C, _ = pooling.draw_pooled(voc, s.process, s.weights, s.N, rng)
         Cc = C - C.mean(axis=0)
-        vals, vecs = linalg.top_eigenpairs(C, 1)
+        vals, vecs = linalg.covariance_eigenpairs(C, 1)
         u = vecs[:, 0]
         assert np.mean((Cc @ u) ** 2) == pytest.approx(vals[0], rel=1e-5)  # float32 Lanczos
         Sigma = generative.population_covariance(voc, s.weights, s.R)

@@ -277,10 +277,10 @@ def test_phase_explorer_regions_and_predictions():
         ex.controls["theta"].value = round(theta, 2)
         assert ex.theory["region"] == region, (theta, region)
         assert list(ex.plot.point.get_xydata()[0]) == pytest.approx([gamma, round(theta, 2)])
-        assert ex.theory["region_code"] == theory.regions(ex.state.theta, delta, gamma)
+        assert ex.theory["region_code"] == theory.regions(delta, gamma, theta=ex.state.theta)
         assert ex.message.value == ""
     assert len(explorers.REGION_COLORS) == len(theory.REGIONS)
-    expected = theory.spike(ex.state.theta, delta, gamma, 1.0, direction="h")
+    expected = theory.spike(delta, gamma, theta=ex.state.theta, kappa=1.0, direction="h")
     assert ex.theory["spike"].sample_eigenvalue == pytest.approx(expected.sample_eigenvalue)
     assert ex.theory["spike"].sample_overlap == pytest.approx(expected.sample_overlap)
 

@@ -115,11 +115,11 @@ def test_window_dimension_inverts_in_critical_window():
     base = Setting(d=400, V=800, N=1600, mu_norm2=0.5, process=positional.prefix(16, 4), weights="mean")
     x_star = theory.critical_x(0.5, 0.25)[0]
     for gap in (-0.3, 0.05, 0.2):
-        d_w = theory.window.window_dimension(0.5 + x_star + gap, 0.5, 0.25)
+        d_w = theory.window.window_dimension(0.5, 0.25, theta=0.5 + x_star + gap)
         for d, inside in ((int(d_w * 0.9), True), (int(d_w * 1.1) + 2, False)):
             s = base.at_dimension(max(d, 4)).with_theta(0.5 + x_star + gap)
             assert downstream.in_critical_window(s) is inside, (gap, d)
-    assert theory.window.window_dimension(0.5 + x_star, 0.5, 0.25) == np.inf
+    assert theory.window.window_dimension(0.5, 0.25, theta=0.5 + x_star) == np.inf
 
 
 def _exact_window_dimension(theta, delta, gamma, level=0.95):
@@ -150,7 +150,7 @@ def test_window_dimension_is_where_the_outlier_meets_the_margin(delta, gamma):
     x_star = theory.critical_x(delta, gamma)[0]
     errors = {}
     for gap in (0.004, -0.004, 0.02, -0.02):
-        d_rule = theory.window.window_dimension(delta + x_star + gap, delta, gamma)
+        d_rule = theory.window.window_dimension(delta, gamma, theta=delta + x_star + gap)
         d_exact = _exact_window_dimension(delta + x_star + gap, delta, gamma)
         errors[gap] = d_rule / d_exact - 1
         for wrong in (d_rule * 2**-1.5, d_rule**0.5):

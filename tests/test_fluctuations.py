@@ -40,9 +40,9 @@ def test_edge_scale_scaling_and_standardize():
     assert fl.edge_scale(0.5, 0.25, 0.1, 400) == pytest.approx(0.1 * s1, rel=1e-12)  # proportional to kappa
     upper = th.Bulk(0.5, 0.25, 0.1).upper
     t = np.array([-2.0, 0.0, 1.5])
-    z = fl.standardize(upper + t * fl.edge_scale(0.5, 0.25, 0.1, 400), 0.5, 0.25, 0.1, 400)
+    z = fl.standardize(0.5, 0.25, top=upper + t * fl.edge_scale(0.5, 0.25, 0.1, 400), kappa=0.1, d=400)
     np.testing.assert_allclose(z, t, atol=1e-9)
-    assert isinstance(fl.standardize(upper, 0.5, 0.25, 0.1, 400), float)
+    assert isinstance(fl.standardize(0.5, 0.25, top=upper, kappa=0.1, d=400), float)
 
 
 def test_outlier_variance_white_noise_limit():
@@ -110,7 +110,7 @@ def test_fourth_moment_ratio():
     lambda: fl.edge_constant(0.5, np.nan),
     lambda: fl.edge_scale(0.5, 0.25, 0.0, 100),
     lambda: fl.edge_scale(0.5, 0.25, 1.0, 10.5),
-    lambda: fl.standardize([0.1, np.inf], 0.5, 0.25, 1.0, 100),
+    lambda: fl.standardize(0.5, 0.25, top=[0.1, np.inf], kappa=1.0, d=100),
 ])
 def test_inputs_are_validated(call):
     with pytest.raises(ValueError):
@@ -141,11 +141,11 @@ def test_window_width_is_where_the_outlier_leaves_the_edge(delta, gamma):
     for eps in (1e-2, 1e-3):
         lam = th.outlier_map(x_star + eps * w, delta, gamma, 0.3)
         assert (lam - upper) / (ell * eps**2) == pytest.approx(1.0, rel=20 * eps)  # kappa cancels
-    assert fl.window_position(delta + x_star, delta, gamma, 1000) == pytest.approx(0.0, abs=1e-12)
-    pos = fl.window_position(delta + x_star + np.array([-w, 2 * w]), delta, gamma, 1000)
+    assert fl.window_position(delta, gamma, theta=delta + x_star, d=1000) == pytest.approx(0.0, abs=1e-12)
+    pos = fl.window_position(delta, gamma, theta=delta + x_star + np.array([-w, 2 * w]), d=1000)
     np.testing.assert_allclose(pos, [-1.0, 2.0], rtol=1e-10)
     with pytest.raises(ValueError, match="theta"):
-        fl.window_position(np.nan, delta, gamma, 1000)
+        fl.window_position(delta, gamma, theta=np.nan, d=1000)
 
 
 def test_window_half_width_is_the_root_of_a_positive_margin():

@@ -28,11 +28,11 @@ def test_identity_population_is_the_book_law(side, delta, gamma):
 @pytest.mark.parametrize("side", G.SIDES)
 def test_identity_population_gives_the_book_spike(side):
     delta, gamma, kappa = 0.5, 0.25, 0.0625
-    assert np.allclose(np.array(G.critical_snr(ONE[side], delta, gamma, mu_norm2=0.3)) * (0.3 + delta),
+    assert np.allclose(np.array(G.critical_snr(delta, gamma, population=ONE[side], mu_norm2=0.3)) * (0.3 + delta),
                        theory.thresholds(delta, gamma), rtol=1e-9)
     for snr, mu2 in [(3.5, 0.3), (2.0, 1.0), (1.0, 0.1)]:
-        got, ref = G.signal(snr, ONE[side], delta, gamma, kappa, mu_norm2=mu2), theory.spike(
-            snr * (mu2 + delta), delta, gamma, kappa)
+        got = G.population_signal(delta, gamma, snr=snr, population=ONE[side], kappa=kappa, mu_norm2=mu2)
+        ref = theory.spike(delta, gamma, theta=snr * (mu2 + delta), kappa=kappa)
         for name in ("population_eigenvalue", "sample_eigenvalue", "population_overlap", "sample_overlap"):
             np.testing.assert_allclose(getattr(got, name), getattr(ref, name), rtol=1e-8)
 
@@ -56,8 +56,9 @@ def test_law_integrates_and_its_derivatives_are_right():
     z, dz = law_map(y)
     np.testing.assert_allclose(dz, (law_map(y + 1e-6)[0] - law_map(y - 1e-6)[0]) / 2e-6, rtol=1e-6)
     for H_, kw in [(H, dict(mu_weights=[0.0, 1.0])), (ONE["tokens"], dict(mu_norm2=0.7))]:
-        F, dF = G.signal_function(y, H_, 0.5, **kw)
-        num = (G.signal_function(y + 1e-6, H_, 0.5, **kw)[0] - G.signal_function(y - 1e-6, H_, 0.5, **kw)[0]) / 2e-6
+        F, dF = G.signal_function(0.5, y=y, population=H_, **kw)
+        num = (G.signal_function(0.5, y=y + 1e-6, population=H_, **kw)[0]
+               - G.signal_function(0.5, y=y - 1e-6, population=H_, **kw)[0]) / 2e-6
         np.testing.assert_allclose(dF, num, rtol=1e-5)
         assert np.all(dF < 0)  # F decreases: one solution of snr F(y) = 1 above the critical point
 
@@ -81,7 +82,7 @@ def test_noise_side_spike_against_exact_population_covariances(where):
     cov = var if where == 1 else var[::-1]  # mu lies along the first coordinate: high (1) or low (0) variance
     H = G.Population.from_covariance(var)
     weights = [1.0, 0.0] if where == 0 else [0.0, 1.0]
-    sp = G.signal(3.0, H, 0.5, 0.25, 1.0, mu_norm2=1.0, mu_weights=weights)
+    sp = G.population_signal(0.5, 0.25, snr=3.0, population=H, kappa=1.0, mu_norm2=1.0, mu_weights=weights)
     top, overlap = _population_top(ModelOptions(covariance=cov), 1.0, 3.0, 1.0)
     # one-draw fluctuations of the outlier are of relative order d^(-1/2) = 5%; three draws averaged
     assert top == pytest.approx(sp.population_eigenvalue, rel=0.04)
@@ -93,8 +94,8 @@ def test_token_side_spike_against_exact_population_covariances():
     omega = np.tile([5.5] + [0.5] * 9, 40)
     f = omega / omega.sum()
     H = frequencies.population(f)
-    sp = G.signal(3.0, H, 0.5, 0.25, 1.0, mu_norm2=0.5)
-    naive = theory.spike(3.0 * (0.5 + 0.5 * H.moment(2)), 0.5, 0.25).population_eigenvalue
+    sp = G.population_signal(0.5, 0.25, snr=3.0, population=H, kappa=1.0, mu_norm2=0.5)
+    naive = theory.spike(0.5, 0.25, theta=3.0 * (0.5 + 0.5 * H.moment(2))).population_eigenvalue
     top, overlap = _population_top(ModelOptions(frequencies=f), 0.5, 3.0, 1.0)
     assert top == pytest.approx(sp.population_eigenvalue, rel=0.04)
     assert overlap == pytest.approx(sp.population_overlap, abs=0.03)
@@ -103,7 +104,7 @@ def test_token_side_spike_against_exact_population_covariances():
 
 def test_zipf_spike_eigenvalue():
     f = frequencies.zipf(400, 0.8)
-    sp = G.signal(3.0, frequencies.population(f), 0.5, 0.25, 1.0, mu_norm2=0.5)
+    sp = G.population_signal(0.5, 0.25, snr=3.0, population=frequencies.population(f), kappa=1.0, mu_norm2=0.5)
     top, _ = _population_top(ModelOptions(frequencies=f), 0.5, 3.0, 1.0)
     assert top == pytest.approx(sp.population_eigenvalue, rel=0.06)
 
@@ -116,7 +117,7 @@ def test_validation():
     with pytest.raises(ValueError, match="Population"):
         G.PopulationBulk(0.5, 0.25, "H").density(1.0)
     with pytest.raises(ValueError, match="mu_weights"):
-        G.signal(2.0, ONE["noise"], 0.5, 0.25, mu_weights=[1.0, 2.0])
+        G.population_signal(0.5, 0.25, snr=2.0, population=ONE["noise"], mu_weights=[1.0, 2.0])
     with pytest.raises(ValueError, match="Im z > 0"):
         G.PopulationBulk(0.5, 0.25, ONE["noise"]).stieltjes(1.0 + 0j)
     with pytest.raises(ValueError, match="positive definite"):
@@ -127,18 +128,19 @@ def test_validation():
 def test_critical_mu_norm2_and_overlap_with_mu():
     delta, gamma, snr = 0.5, 0.5, 1.78
     iso = np.array(theory.thresholds(delta, gamma)) / snr - delta
-    np.testing.assert_allclose(G.critical_mu_norm2(snr, ONE["noise"], delta, gamma), iso, rtol=1e-9)
+    np.testing.assert_allclose(G.critical_mu_norm2(delta, gamma, snr=snr, population=ONE["noise"]), iso, rtol=1e-9)
     H = G.Population([0.5, 5.5], [0.9, 0.1])
-    hi = G.critical_mu_norm2(3.5, H, delta, gamma, mu_fractions=[0.0, 1.0])
-    lo = G.critical_mu_norm2(3.5, H, delta, gamma, mu_fractions=[1.0, 0.0])
+    hi = G.critical_mu_norm2(delta, gamma, snr=3.5, population=H, mu_fractions=[0.0, 1.0])
+    lo = G.critical_mu_norm2(delta, gamma, snr=3.5, population=H, mu_fractions=[1.0, 0.0])
     assert hi[1] < lo[1] and hi[0] < hi[1]
-    sp = G.signal(3.5, H, delta, gamma, mu_norm2=hi[1] * 1.001, mu_weights=[0.0, hi[1] * 1.001])
+    sp = G.population_signal(delta, gamma, snr=3.5, population=H, mu_norm2=hi[1] * 1.001,
+                             mu_weights=[0.0, hi[1] * 1.001])
     assert np.isfinite(sp.sample_eigenvalue) and sp.sample_overlap < 0.05  # just above the threshold
     # overlap with mu: the book's u-overlap for H = delta_1, not a product otherwise
     ref = theory.signal(delta, gamma, 3.0, 1.0, 0.4)
-    got = G.signal(3.0, ONE["tokens"], delta, gamma, mu_norm2=0.4, direction="mu")
+    got = G.population_signal(delta, gamma, snr=3.0, population=ONE["tokens"], mu_norm2=0.4, direction="mu")
     assert got.sample_overlap == pytest.approx(ref.sample_overlap, rel=1e-9)
     Hz = frequencies.population(frequencies.zipf(500, 0.8))
-    h_ov = G.signal(3.0, Hz, delta, gamma, mu_norm2=0.3).sample_overlap
-    mu_ov = G.signal(3.0, Hz, delta, gamma, mu_norm2=0.3, direction="mu").sample_overlap
+    h_ov = G.population_signal(delta, gamma, snr=3.0, population=Hz, mu_norm2=0.3).sample_overlap
+    mu_ov = G.population_signal(delta, gamma, snr=3.0, population=Hz, mu_norm2=0.3, direction="mu").sample_overlap
     assert mu_ov < 0.5 * h_ov * 0.3 / (0.3 + delta * Hz.moment(2))

@@ -86,17 +86,17 @@ def test_covariance_of_concatenated_heads_is_exact():
             q = p / np.prod([len(k) for k in classes])
             m1 += q * c
             m2 += q * np.outer(c, c)
-    assert np.abs(m2 - np.outer(m1, m1) - mh.population_covariance(vocab, R, W)).max() < 1e-13
-    assert np.abs(m2 - mh.population_covariance(vocab, R, W, centered=False)).max() < 1e-13
+    assert np.abs(m2 - np.outer(m1, m1) - mh.heads_population_covariance(vocab, R, W)).max() < 1e-13
+    assert np.abs(m2 - mh.heads_population_covariance(vocab, R, W, centered=False)).max() < 1e-13
 
 
 @pytest.mark.parametrize("mu2", [0.05, 0.3, 1.0, 3.0])
 def test_one_head_is_the_books_spike(mu2):
     R, w = positional.prefix(T, 4).R, weights.causal(T, 1.0)
-    got, ref = th.signal_spikes(R, w, 0.5, 1.0, mu2), theory.signal(0.5, 1.0, w @ R @ w, w @ w, mu2)
+    got, ref = th.signal_spikes(0.5, 1.0, R=R, W=w, mu_norm2=mu2), theory.signal(0.5, 1.0, w @ R @ w, w @ w, mu2)
     for name in ("population_eigenvalue", "sample_eigenvalue", "population_overlap", "sample_overlap"):
         assert np.allclose(getattr(got, name)[0], getattr(ref, name), rtol=1e-10, equal_nan=True), name
-    got = [x[0] for x in th.signal_thresholds(R, w, 0.5, 1.0)]
+    got = [x[0] for x in th.head_thresholds(0.5, 1.0, R=R, W=w)]
     assert np.allclose(got, theory.signal_thresholds(0.5, 1.0, w @ R @ w, w @ w), rtol=1e-9)
 
 
@@ -104,7 +104,7 @@ def test_orthonormal_heads_are_one_head_per_pencil_eigenvalue_with_H_gamma():
     R = positional.blocks([4] + [1] * 8 + [4]).R
     W = th.whiten(mh.causal_heads(T, [0, 0], reversed_heads=(1,))) * 0.4
     lam = th.pencil(R, W)
-    got = th.signal_spikes(R, W, 0.5, 0.5, 1.5)
+    got = th.signal_spikes(0.5, 0.5, R=R, W=W, mu_norm2=1.5)
     for k in range(2):
         ref = theory.signal(0.5, 1.0, lam[k] * 0.16, 0.16, 1.5)
         assert np.isclose(got.sample_eigenvalue[k], ref.sample_eigenvalue, rtol=1e-10)
@@ -138,7 +138,7 @@ def test_operators_match_the_formed_matrices_and_summed_heads_are_one_head():
     C -= C.mean(axis=0)
     x = rng.standard_normal((120, 2))
     assert np.abs(eh.HeadsCovariance(vocab.table, tok, W) @ x - C.T @ (C @ x) / 300).max() < 1e-12
-    P = mh.population_covariance(vocab, base.R, W)
+    P = mh.heads_population_covariance(vocab, base.R, W)
     assert np.abs(eh.HeadsPopulation(vocab, *th.head_matrices(base.R, W)) @ x - P @ x).max() < 1e-12
     summed = pooling.pool_table(vocab.table, tok, W.sum(axis=1))
     assert np.abs(summed - sum(pooling.pool_table(vocab.table, tok, W[:, h]) for h in range(2))).max() < 1e-12
@@ -150,7 +150,7 @@ def test_a_draw_finds_the_population_spikes():
     hs = mh.HeadsSetting(Setting(d=400, V=800, N=400, mu_norm2=2.0, process=positional.blocks([4] + [1] * 8 + [4])),
                          mh.causal_heads(T, [0, 0], reversed_heads=(1,)))
     draw = eh.simulate_heads(hs, np.random.default_rng(4), k=3, level="population")
-    ref = th.spikes(draw.h_norm2, *hs.matrices, hs.delta, hs.gamma)
+    ref = th.spikes(hs.delta, hs.gamma, draw.h_norm2, *hs.matrices)
     assert np.allclose(draw.top[:2], ref.population_eigenvalue, rtol=0.03)
     assert np.allclose(draw.overlap_h[:2], ref.population_overlap, atol=0.02)
     assert draw.top[2] < hs.population_edge() * 1.05
@@ -183,7 +183,7 @@ def test_real_stack_is_the_real_layer_and_tends_to_its_limit():
     (lambda: th.check_heads(np.zeros((T, 2))), "all-zero column"),
     (lambda: th.check_heads(np.ones((T, 2)), T + 1), "T = 17 rows"),
     (lambda: th.whiten(np.ones((T, 2))), "full column rank"),
-    (lambda: th.resolvent_matrix(0.1, np.eye(2), 0.5), "population edge"),
+    (lambda: th.resolvent_matrix(0.5, ell=0.1, B=np.eye(2)), "population edge"),
     (lambda: layers.stacked_weights(T, []), "non-empty"),
     (lambda: mh.causal_heads(T, [0, 1], reversed_heads=(2,)), "head indices"),
     (lambda: stacked_layers.attention_rows(np.ones((T, 3)), 1.0), r"\(n, T, d\)"),

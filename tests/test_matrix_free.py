@@ -107,7 +107,7 @@ def test_population_paths_agree():
 def test_auto_takes_the_cheaper_path_and_forced_paths_are_checked():
     small, large = BASE.replace(d=50, V=100, N=200), BASE.at_dimension(2000)
     for s in (small, large):
-        costs = {m: cost.estimate(s, m, k=2) for m in ("dense", "matrix-free")}
+        costs = {m: cost.path_cost(s, m, k=2) for m in ("dense", "matrix-free")}
         assert cost.plan(s, k=2).method == min(costs, key=lambda m: costs[m].seconds)
     assert cost.plan(small, k=2).method == "dense" and cost.plan(large, k=2).method == "matrix-free"
     assert cost.plan(large, k=2, spectrum="exact").method == "dense"

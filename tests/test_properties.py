@@ -141,7 +141,7 @@ def test_outliers_exist_iff_above_threshold_and_lie_outside_the_bulk(example):
     delta, gamma, theta, kappa = example
     theta_pop, theta_smp = theory.thresholds(delta, gamma)
     assert theta_pop < theta_smp
-    sp = theory.spike(theta, delta, gamma, kappa)
+    sp = theory.spike(delta, gamma, theta=theta, kappa=kappa)
     assert np.isfinite(sp.population_eigenvalue) == (theta > theta_pop)
     assert np.isfinite(sp.sample_eigenvalue) == (theta > theta_smp)
     if theta > theta_pop:
@@ -155,7 +155,7 @@ def test_outliers_exist_iff_above_threshold_and_lie_outside_the_bulk(example):
 @given(spike=spikes)
 def test_overlaps_in_unit_interval(spike):
     delta, gamma, theta = spike
-    sp = theory.spike(theta, delta, gamma)
+    sp = theory.spike(delta, gamma, theta=theta)
     for value in (sp.population_overlap, sp.sample_overlap):
         assert 0.0 <= value <= 1.0
     assert sp.sample_overlap <= sp.population_overlap + 1e-12  # sampling cannot improve the alignment
@@ -167,8 +167,8 @@ def test_overlaps_vanish_continuously_at_the_thresholds(ratios_):
     delta, gamma = ratios_
     theta_pop, theta_smp = theory.thresholds(delta, gamma)
     eps = 1e-7
-    just_pop = theory.spike(theta_pop + eps * theta_pop, delta, gamma)
-    just_smp = theory.spike(theta_smp + eps * theta_smp, delta, gamma)
+    just_pop = theory.spike(delta, gamma, theta=theta_pop + eps * theta_pop)
+    just_smp = theory.spike(delta, gamma, theta=theta_smp + eps * theta_smp)
     assert just_pop.population_overlap < 1e-3
     assert just_smp.sample_overlap < 1e-3
     # and the sample outlier detaches from the upper edge continuously
@@ -183,7 +183,7 @@ def test_classical_bbp_as_delta_vanishes(example):
     gamma, ratio_ = example
     delta = 1e-9
     t = np.sqrt(gamma) * ratio_  # spike strength above the classical threshold
-    sp = theory.spike(t + delta, delta, gamma)
+    sp = theory.spike(delta, gamma, theta=t + delta)
     assert theory.thresholds(delta, gamma)[1] == pytest.approx(np.sqrt(gamma), rel=1e-3, abs=1e-6)
     assert sp.sample_eigenvalue == pytest.approx((1 + t) * (1 + gamma / t), rel=1e-5)
     assert sp.sample_overlap == pytest.approx((1 - gamma / t**2) / (1 + gamma / t), rel=1e-4, abs=1e-6)

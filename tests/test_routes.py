@@ -44,15 +44,15 @@ def test_mp_stieltjes_rejects_points_in_the_bulk():
 def test_population_outlier_numeric_matches_closed_form(delta):
     thr = delta + np.sqrt(delta)
     for theta in (thr * 1.001, thr * 1.2, thr * 3, thr * 20):
-        ell, ov = th.population_outlier_numeric(theta, delta)
-        sp = th.spike(theta, delta, 0.5)
+        ell, ov = th.population_outlier_numeric(delta, theta=theta)
+        sp = th.spike(delta, 0.5, theta=theta)
         assert ell == pytest.approx(sp.population_eigenvalue, rel=1e-10)
         assert ov == pytest.approx(sp.population_overlap, abs=1e-9)
 
 
 def test_population_outlier_numeric_below_threshold_raises():
     with pytest.raises(ValueError, match="theta must exceed the population threshold"):
-        th.population_outlier_numeric(1.2, 0.5)  # threshold 1.2071
+        th.population_outlier_numeric(0.5, theta=1.2)  # threshold 1.2071
 
 
 @pytest.mark.parametrize("delta,gamma", REGIMES)
@@ -60,9 +60,9 @@ def test_baik_silverstein_matches_closed_forms(delta, gamma):
     x_star = th.critical_x(delta, gamma)[0]
     for kappa in (1.0, 0.3):
         for theta in (delta + 1.1 * x_star, delta + 4 * x_star):
-            ell, pop_ov = th.population_outlier_numeric(theta, delta)
-            psi, factor = th.baik_silverstein(kappa * ell, delta, gamma, kappa)
-            sp = th.spike(theta, delta, gamma, kappa)
+            ell, pop_ov = th.population_outlier_numeric(delta, theta=theta)
+            psi, factor = th.baik_silverstein(delta, gamma, ell=kappa * ell, kappa=kappa)
+            sp = th.spike(delta, gamma, theta=theta, kappa=kappa)
             assert psi == pytest.approx(sp.sample_eigenvalue, rel=1e-9)
             assert factor * pop_ov == pytest.approx(sp.sample_overlap, abs=1e-6)
 
@@ -71,25 +71,25 @@ def test_baik_silverstein_factor_changes_sign_at_the_sample_threshold():
     delta, gamma = 0.5, 1.0
     theta_pop, theta_smp = th.thresholds(delta, gamma)
     between = (theta_pop + theta_smp) / 2  # population outlier exists, sample one does not
-    ell, _ = th.population_outlier_numeric(between, delta)
-    assert th.baik_silverstein(ell, delta, gamma)[1] < 0
-    ell, _ = th.population_outlier_numeric(theta_smp * 1.05, delta)
-    assert th.baik_silverstein(ell, delta, gamma)[1] > 0
+    ell, _ = th.population_outlier_numeric(delta, theta=between)
+    assert th.baik_silverstein(delta, gamma, ell=ell)[1] < 0
+    ell, _ = th.population_outlier_numeric(delta, theta=theta_smp * 1.05)
+    assert th.baik_silverstein(delta, gamma, ell=ell)[1] > 0
 
 
 def test_baik_silverstein_classic_limit():
     """delta -> 0: H is a point mass at 1 and psi(l) = l (1 + gamma / (l - 1)), the classic BBP map."""
     gamma, delta = 0.5, 1e-6
     theta = 2.0
-    ell, _ = th.population_outlier_numeric(theta + delta, delta)
-    psi, factor = th.baik_silverstein(ell, delta, gamma)
+    ell, _ = th.population_outlier_numeric(delta, theta=theta + delta)
+    psi, factor = th.baik_silverstein(delta, gamma, ell=ell)
     assert psi == pytest.approx((1 + theta) * (1 + gamma / theta), rel=1e-4)
     assert factor == pytest.approx((1 - gamma / theta**2) / (1 + gamma / theta), rel=1e-4)
 
 
 def test_baik_silverstein_rejects_ell_in_bulk():
     with pytest.raises(ValueError, match="ell must lie above the bulk edge"):
-        th.baik_silverstein(2.0, 0.5, 1.0)
+        th.baik_silverstein(0.5, 1.0, ell=2.0)
 
 
 # ------------------------------------------------------------------------------------------ regions
@@ -98,11 +98,11 @@ def test_baik_silverstein_rejects_ell_in_bulk():
 def test_regions_codes_and_broadcasting():
     delta = 0.5
     theta_pop, theta_smp = th.thresholds(delta, 1.0)
-    codes = th.regions([theta_pop * 0.99, theta_pop * 1.01, theta_smp * 0.99, theta_smp * 1.01], delta, 1.0)
+    codes = th.regions(delta, 1.0, theta=[theta_pop * 0.99, theta_pop * 1.01, theta_smp * 0.99, theta_smp * 1.01])
     np.testing.assert_array_equal(codes, [0, 1, 1, 2])
-    assert th.regions(3.0, 0.1, delta) == 2 and isinstance(th.regions(3.0, 0.1, delta), int)
+    assert th.regions(0.1, delta, theta=3.0) == 2 and isinstance(th.regions(0.1, delta, theta=3.0), int)
     TH, GM = np.meshgrid(np.linspace(0.5, 4, 7), [0.1, 1.0, 5.0])
-    grid = th.regions(TH, delta, GM)
+    grid = th.regions(delta, GM, theta=TH)
     assert grid.shape == TH.shape
     # larger gamma (fewer samples) can only shrink the detectable region
     assert np.all(np.diff(grid, axis=0) <= 0)
@@ -111,9 +111,9 @@ def test_regions_codes_and_broadcasting():
 
 def test_regions_validation():
     with pytest.raises(ValueError, match="gamma"):
-        th.regions(1.0, 0.5, 0.0)
+        th.regions(0.5, 0.0, theta=1.0)
     with pytest.raises(ValueError, match="theta"):
-        th.regions(-1.0, 0.5, 1.0)
+        th.regions(0.5, 1.0, theta=-1.0)
 
 
 

@@ -131,8 +131,8 @@ def test_gram_path_equals_covariance_path():
     voc = generative.draw_vocabulary(60, 100, 1.0, rng)
     C, _ = pooling.draw_pooled(voc, P.markov(5, 0.5), np.full(5, 0.2), 40, rng)  # N < d: Gram path
     S = np.cov(C, rowvar=False, bias=True)
-    np.testing.assert_allclose(linalg.spectrum(C), np.sort(np.linalg.eigvalsh(S))[::-1].clip(0), atol=1e-12)
-    vals, vecs = linalg.top_eigenpairs(C, 3)
+    np.testing.assert_allclose(linalg.covariance_spectrum(C), np.sort(np.linalg.eigvalsh(S))[::-1].clip(0), atol=1e-12)
+    vals, vecs = linalg.covariance_eigenpairs(C, 3)
     np.testing.assert_allclose(vals, np.sort(np.linalg.eigvalsh(S))[::-1][:3], rtol=1e-10)
     np.testing.assert_allclose(S @ vecs, vecs * vals, atol=1e-10)
 

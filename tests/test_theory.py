@@ -92,7 +92,7 @@ def test_delta_to_zero_gives_marchenko_pastur():
 def test_delta_to_zero_gives_classic_bbp():
     gamma = 0.5
     theta = np.array([0.3, 0.8, 1.5, 3.0])
-    sp = th.spike(theta, 1e-12, gamma)
+    sp = th.spike(1e-12, gamma, theta=theta)
     classic_detect = theta > np.sqrt(gamma)
     np.testing.assert_array_equal(sp.sample_detectable, classic_detect)
     t = theta[classic_detect]
@@ -104,7 +104,7 @@ def test_delta_to_zero_gives_classic_bbp():
 def test_gamma_to_zero_sample_equals_population():
     delta = 0.6
     theta = np.array([1.5, 2.0, 4.0])
-    sp = th.spike(theta, delta, 1e-12)
+    sp = th.spike(delta, 1e-12, theta=theta)
     np.testing.assert_allclose(sp.sample_eigenvalue, sp.population_eigenvalue, rtol=1e-9)
     np.testing.assert_allclose(sp.sample_overlap, sp.population_overlap, rtol=1e-9)
     assert th.thresholds(delta, 1e-12)[1] == pytest.approx(delta + np.sqrt(delta), rel=1e-6)
@@ -117,7 +117,7 @@ def test_population_spike_matches_finite_rank_perturbation_formula():
     x = np.linspace(a, b, 400_001)
     mp = np.sqrt(np.clip((b - x) * (x - a), 0, None)) / (2 * np.pi * delta * x)
     for theta in [1.6, 2.5, 4.0]:
-        sp = th.spike(theta, delta, 0.3)
+        sp = th.spike(delta, 0.3, theta=theta)
         ell = sp.population_eigenvalue
         G = np.trapezoid(mp / (ell - x), x)
         dG = np.trapezoid(mp / (ell - x) ** 2, x)
@@ -141,21 +141,21 @@ def test_sample_threshold_puts_outlier_at_upper_edge(delta, gamma):
     x_star = theta_smp - delta
     assert x_star**3 - (gamma + delta + gamma * delta) * x_star - 2 * gamma * delta == pytest.approx(0, abs=1e-12)
     upper = th.Bulk(delta, gamma, 1.7).upper
-    just_above = th.spike(theta_smp * (1 + 1e-7), delta, gamma, kappa=1.7)
+    just_above = th.spike(delta, gamma, theta=theta_smp * (1 + 1e-7), kappa=1.7)
     assert just_above.sample_eigenvalue == pytest.approx(upper, rel=1e-6)
     assert just_above.sample_overlap == pytest.approx(0, abs=1e-5)
-    assert not th.spike(theta_smp * (1 - 1e-7), delta, gamma).sample_detectable
+    assert not th.spike(delta, gamma, theta=theta_smp * (1 - 1e-7)).sample_detectable
     # outlier increases with theta and stays above the edge
-    sp = th.spike(np.linspace(theta_smp * 1.001, 10 * theta_smp, 50), delta, gamma)
+    sp = th.spike(delta, gamma, theta=np.linspace(theta_smp * 1.001, 10 * theta_smp, 50))
     assert np.all(np.diff(sp.sample_eigenvalue) > 0) and np.all(sp.sample_eigenvalue > upper / 1.7)
 
 
 def test_spike_below_thresholds_gives_nan_and_zero():
-    sp = th.spike(0.5, 0.5, 0.25)
+    sp = th.spike(0.5, 0.25, theta=0.5)
     assert np.isnan(sp.population_eigenvalue) and np.isnan(sp.sample_eigenvalue)
     assert sp.population_overlap == 0.0 and sp.sample_overlap == 0.0
     theta_pop, theta_smp = th.thresholds(0.5, 0.25)
-    mid = th.spike((theta_pop + theta_smp) / 2, 0.5, 0.25)  # population outlier only
+    mid = th.spike(0.5, 0.25, theta=(theta_pop + theta_smp) / 2)  # population outlier only
     assert np.isfinite(mid.population_eigenvalue) and np.isnan(mid.sample_eigenvalue)
     assert mid.population_overlap > 0 and mid.sample_overlap == 0.0
 
@@ -164,7 +164,7 @@ def test_signal_theta_and_u_overlap_factor():
     delta, gamma, alpha, kappa, mu2 = 0.5, 0.25, 0.2, 0.0625, 1.0
     sig = th.signal(delta, gamma, alpha, kappa, mu2)
     assert sig.theta == pytest.approx(alpha * (mu2 + delta) / kappa)
-    raw = th.spike(sig.theta, delta, gamma, kappa)
+    raw = th.spike(delta, gamma, theta=sig.theta, kappa=kappa)
     assert sig.sample_overlap == pytest.approx(raw.sample_overlap * mu2 / (mu2 + delta))
     assert sig.sample_eigenvalue == pytest.approx(raw.sample_eigenvalue)
 

@@ -252,7 +252,7 @@ def test_phase_points_follow_the_theory():
         points = curve["points"]
         assert [p["theta"] for p in points] == [th for th in weboverlays._THETA_GRID if th >= 0.5]
         for p in points:
-            sp = theory.spike(p["theta"], 0.5, curve["gamma"])
+            sp = theory.spike(0.5, curve["gamma"], theta=p["theta"])
             if p["theta"] >= 2 * theory.thresholds(0.5, curve["gamma"])[1]:
                 assert abs(p["top"][0] - sp.sample_eigenvalue) < 4 * p["top"][1] + 0.05 * sp.sample_eigenvalue
                 assert abs(p["overlap_h"][0] - sp.sample_overlap) < 4 * p["overlap_h"][1] + 0.05

@@ -15,4 +15,7 @@ Imports only the layers below (numerics, theory, model).
 
 from attnlib.engine import cost, montecarlo, operators, progress, simulation, slq, compare, heads
 
-__all__ = ["simulation", "montecarlo", "operators", "slq", "cost", "compare", "progress", "heads"]
+# ``slq``, ``compare``, ``progress`` and ``heads`` are submodules as well (``import attnlib.engine.slq``), left out
+# of ``__all__`` because each name is another public object too (the functions ``slq.slq``, ``attnlib.compare``,
+# ``progress.progress``, the module ``attnlib.model.heads``): one name, one object (tests/test_public_face.py).
+__all__ = ["simulation", "montecarlo", "operators", "cost"]

@@ -217,7 +217,7 @@ def standardize_extremes(lowest, highest, delta, gamma, kappa, d) -> tuple[np.nd
     """
     lower = theory.Bulk(delta, gamma, kappa).lower
     low = (lower - np.asarray(lowest, dtype=float)) / lower_edge_scale(delta, gamma, kappa, d)
-    return low, np.asarray(fluctuations.standardize(highest, delta, gamma, kappa, d), dtype=float)
+    return low, np.asarray(fluctuations.standardize(delta, gamma, top=highest, kappa=kappa, d=d), dtype=float)
 
 
 def spectrum_moments(eigenvalues, k: int = 4, scale=1.0) -> np.ndarray:

@@ -45,7 +45,7 @@ from attnlib.model.setting import Setting
 from attnlib.numerics import checks as _v
 from attnlib.numerics.linalg import MAX_STEPS, usable_cores
 
-__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "estimate", "plan", "paths", "memory_limits",
+__all__ = ["METHODS", "FLOP_RATE", "BANDWIDTH", "PRODUCTS", "Cost", "path_cost", "plan", "paths", "memory_limits",
            "available_memory", "largest_dimension", "require_memory"]
 
 #: The paths of a draw, the cheaper one by the estimate below or one forced.
@@ -63,7 +63,7 @@ _NCV = 20  # eigsh's default number of Lanczos vectors for k <= 9 (the dense pat
 class Cost:
     """Estimated work of one draw by one path.
 
-    ``options``: the keyword arguments of :func:`estimate` besides the path, so that the same draw can be
+    ``options``: the keyword arguments of :func:`path_cost` besides the path, so that the same draw can be
     costed at another dimension (the memory check's "largest d that fits"). ``flops``: compute-bound work (BLAS-3 products and dense eigensolvers), in single-precision flops;
     ``traffic``: memory-bound work, bytes streamed; ``peak``: bytes the draw allocates at its peak (arrays it
     creates, not the interpreter); ``seconds``: the time these take at ``FLOP_RATE`` and ``BANDWIDTH``.
@@ -75,7 +75,7 @@ class Cost:
     traffic: float
     peak: int
     setting: object = None
-    options: tuple = ()  # (("k", 1), ("spectrum", None), ...): what :func:`estimate` was given besides the path
+    options: tuple = ()  # (("k", 1), ("spectrum", None), ...): what :func:`path_cost` was given besides the path
 
     @property
     def seconds(self) -> float:
@@ -86,8 +86,8 @@ def _sizes(setting):
     return setting.d, setting.V, setting.N, setting.T
 
 
-def estimate(setting, method: str, *, level: str = "sample", k: int = 1, spectrum=None,
-             table_dtype=None, probes: int = 0, degree: int = 0) -> Cost:
+def path_cost(setting, method: str, *, level: str = "sample", k: int = 1, spectrum=None,
+              table_dtype=None, probes: int = 0, degree: int = 0) -> Cost:
     """The :class:`Cost` of one draw of ``setting`` by ``method`` ("dense" or "matrix-free").
 
     ``table_dtype``: the dtype of a vocabulary passed in (None: the draw draws its own, in the precision of the
@@ -155,8 +155,8 @@ def plan(setting, *, level: str = "sample", k: int = 1, spectrum=None, method: s
                "a density estimate (spectrum='slq') runs on the matrix-free operator" if spectrum == "slq" else
                f"Lanczos needs k < d - 1 = {setting.d - 1}, got k = {k}")
         raise ValueError(f"method={method!r} cannot run here: {why}; use method='auto'")
-    costs = [estimate(setting, p, level=level, k=k, spectrum=spectrum, table_dtype=table_dtype, probes=probes,
-                      degree=degree) for p in (possible if method == "auto" else [method])]
+    costs = [path_cost(setting, p, level=level, k=k, spectrum=spectrum, table_dtype=table_dtype, probes=probes,
+                       degree=degree) for p in (possible if method == "auto" else [method])]
     return min(costs, key=lambda c: c.seconds)
 
 
@@ -255,7 +255,7 @@ def largest_dimension(cost: Cost, method: str, free: int, concurrent: int = 1) -
 
     def fits(d):
         return (method in paths(d, k=opts.get("k", 1), spectrum=opts.get("spectrum"))
-                and estimate(cost.setting.at_dimension(d), method, **opts).peak * concurrent <= free)
+                and path_cost(cost.setting.at_dimension(d), method, **opts).peak * concurrent <= free)
 
     lo, hi = 1, cost.setting.d
     while lo < hi:  # the peak grows with d
@@ -290,7 +290,7 @@ def require_memory(cost: Cost, concurrent: int = 1) -> None:
         "dense", "matrix-free"]
     advice = []
     for other in (p for p in possible if p != cost.method):
-        if estimate(cost.setting, other, **opts).peak * concurrent <= free:
+        if path_cost(cost.setting, other, **opts).peak * concurrent <= free:
             advice.append(f"the {other} path fits: method={other!r}")
     sizes = []
     for path in [cost.method] + [p for p in possible if p != cost.method]:

@@ -33,7 +33,7 @@ from attnlib.numerics.linalg import BLAS, BLAS_THREAD
 from attnlib.model.pooling import pool_workers
 from attnlib.engine.progress import progress
 from attnlib.model.setting import Setting
-from attnlib.engine.simulation import LEVELS, METHODS, compatible, plan, simulate, spectrum_option
+from attnlib.engine.simulation import LEVELS, METHODS, compatible, plan_draw, simulate, spectrum_option
 
 __all__ = ["streams", "replicate", "Sweep", "sweep", "FiniteSizeScan", "finite_size_scan"]
 
@@ -168,7 +168,7 @@ def _check(settings, k, level, spectrum, method):
         if k >= s.d - 1:
             raise ValueError(f"k must be < d - 1 = {s.d - 1} for every setting, got {k}")
         compatible(s, level)
-    costs = [plan(s, k=k, level=level, spectrum=pair, method=method) for s in settings]
+    costs = [plan_draw(s, k=k, level=level, spectrum=pair, method=method) for s in settings]
     return settings, k, level, spectrum, method, max(costs, key=lambda c: c.peak)
 
 

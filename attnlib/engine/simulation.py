@@ -49,7 +49,7 @@ from attnlib.engine.operators import (PopulationCovariance, SampleCovariance,
     top_eigenpairs)
 from attnlib.model.setting import Setting
 
-__all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top", "plan", "spectrum_option",
+__all__ = ["LEVELS", "SPECTRA", "METHODS", "Draw", "simulate", "population_top", "plan_draw", "spectrum_option",
            "compatible"]
 
 #: Storage type of the table at sample level when not all eigenvalues are needed (sums over it run in double).
@@ -120,7 +120,7 @@ def spectrum_option(spectrum, level: str = "sample"):
     return kind, estimator
 
 
-def plan(setting: Setting, *, k: int, level: str, spectrum: tuple, method: str, vocabulary=None) -> _cost.Cost:
+def plan_draw(setting: Setting, *, k: int, level: str, spectrum: tuple, method: str, vocabulary=None) -> _cost.Cost:
     """The ``attnlib.engine.cost.Cost`` of the path a draw with these options takes (arguments checked by the
     caller; ``spectrum``: the pair of :func:`spectrum_option`)."""
     kind, est = spectrum
@@ -193,7 +193,7 @@ def simulate(setting: Setting, rng: np.random.Generator, *, centered: bool = Tru
         On invalid arguments, or if the draw would not fit in the available memory.
     """
     kind, estimator = spectrum = spectrum_option(spectrum, level)
-    cost = plan(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)
+    cost = plan_draw(setting, k=k, level=level, spectrum=spectrum, method=method, vocabulary=vocabulary)
     _cost.require_memory(cost)
     double = level == "population" or kind == "exact"
     if vocabulary is None:

@@ -38,13 +38,13 @@ from attnlib.numerics import checks as _v
 from attnlib.engine import compare
 from attnlib.numerics.linalg import one_blas_thread
 
-__all__ = ["ZERO_TOL", "SLQ", "SpectralDensity", "slq", "lanczos_quadrature"]
+__all__ = ["NODE_ZERO_TOL", "SLQ", "SpectralDensity", "slq", "lanczos_quadrature"]
 
-#: Nodes at most ``ZERO_TOL`` times the largest one form the atom at 0. Looser than
+#: Nodes at most ``NODE_ZERO_TOL`` times the largest one form the atom at 0. Looser than
 #: :data:`attnlib.numerics.linalg.ZERO_TOL`: a Gauss node that stands for the atom is a Ritz value of a short
 #: Krylov space, which reaches 0 only to within about 1e-7 of the largest node (measured at d = 800 with 24 steps,
 #: an atom of mass 1/2: 2e-8 to 2e-7), while the smallest node of the bulk sits near 1e-2.
-ZERO_TOL = 1e-5
+NODE_ZERO_TOL = 1e-5
 
 
 @dataclass(frozen=True)
@@ -119,10 +119,10 @@ class SpectralDensity:
 
     def _zeros(self) -> np.ndarray:
         top = self.nodes.max()
-        return self.nodes <= ZERO_TOL * top if top > 0 else np.ones(self.nodes.shape, bool)
+        return self.nodes <= NODE_ZERO_TOL * top if top > 0 else np.ones(self.nodes.shape, bool)
 
     def zero_fraction(self) -> float:
-        """Estimated fraction of zero eigenvalues: the weight of nodes at most ``ZERO_TOL`` of the largest."""
+        """Estimated fraction of zero eigenvalues: the weight of nodes at most ``NODE_ZERO_TOL`` of the largest."""
         return float((self.weights * self._zeros()).sum() / self.probes)
 
     def cdf(self, x, *, zeros: bool = True):

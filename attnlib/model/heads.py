@@ -3,7 +3,7 @@ signal, sign process) and H heads W (T x H), pooled and concatenated, c_n = vec(
 
 The setting holds a Setting rather than repeating its fields: ``base`` gives d, V, N, ||mu||^2 and the process
 (its own weights are not used), and every theory question goes to :mod:`attnlib.theory.heads`. Summed heads are
-one head, w = sum_h w^(h) (:meth:`HeadsSetting.summed`). :func:`population_covariance` forms the exact
+one head, w = sum_h w^(h) (:meth:`HeadsSetting.summed`). :func:`heads_population_covariance` forms the exact
 covariance of c given the vocabulary at small d.
 """
 
@@ -19,7 +19,7 @@ from attnlib.model import weights as _w
 from attnlib.model.generative import Vocabulary, population_covariance as _single
 from attnlib.model.setting import Setting, check_setting
 
-__all__ = ["HeadsSetting", "causal_heads", "random_heads", "population_covariance"]
+__all__ = ["HeadsSetting", "causal_heads", "random_heads", "heads_population_covariance"]
 
 
 def causal_heads(T: int, taus, *, reversed_heads=()) -> np.ndarray:
@@ -102,12 +102,12 @@ class HeadsSetting:
 
     def spikes(self, direction: str = "u") -> _th.HeadSpikes:
         """The signal's spikes (overlaps with R^H ⊗ mu, or R^H ⊗ h)."""
-        return _th.signal_spikes(self.R, self.heads, self.delta, self.gamma, self.base.mu_norm2,
+        return _th.signal_spikes(self.delta, self.gamma, R=self.R, W=self.heads, mu_norm2=self.base.mu_norm2,
                                  direction=direction)
 
     def thresholds(self) -> tuple[np.ndarray, np.ndarray]:
         """(population, sample) thresholds on ||mu||^2 of every spike."""
-        return _th.signal_thresholds(self.R, self.heads, self.delta, self.gamma)
+        return _th.head_thresholds(self.delta, self.gamma, R=self.R, W=self.heads)
 
     def bulk_edge(self) -> float:
         """Upper edge of the bulk of S."""
@@ -115,13 +115,13 @@ class HeadsSetting:
 
     def population_edge(self) -> float:
         """Upper edge of the noise part of the population covariance."""
-        return _th.population_edge(self.matrices[1], self.delta)
+        return _th.population_edge(self.delta, B=self.matrices[1])
 
     def __repr__(self) -> str:
         return f"HeadsSetting(H={self.H}, base={self.base!r}, label={self.label!r})"
 
 
-def population_covariance(vocab: Vocabulary, R, W, *, centered: bool = True) -> np.ndarray:
+def heads_population_covariance(vocab: Vocabulary, R, W, *, centered: bool = True) -> np.ndarray:
     """Cov(c | E) = (WᵀRW) ⊗ hhᵀ + (WᵀW) ⊗ W' of the concatenated heads, formed (dH x dH; small d only).
 
     Uncentred (``centered=False``): E[ccᵀ | E], which adds (Wᵀ1)(1ᵀW) ⊗ ggᵀ. W', h and g are those of

@@ -28,7 +28,7 @@ from attnlib import theory
 from attnlib.model.generative import draw_rows
 from attnlib.model.variants import ModelOptions
 
-__all__ = ["LabelChain", "ClassVocabulary", "draw_vocabulary", "scatter_eigenvalues", "ClassSetting"]
+__all__ = ["LabelChain", "ClassVocabulary", "draw_class_vocabulary", "scatter_eigenvalues", "ClassSetting"]
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,8 @@ class ClassVocabulary:
         return vals, b / np.linalg.norm(b, axis=0)
 
 
-def draw_vocabulary(d: int, V: int, means, rng: np.random.Generator, *,
-                    options: ModelOptions | None = None) -> ClassVocabulary:
+def draw_class_vocabulary(d: int, V: int, means, rng: np.random.Generator, *,
+                          options: ModelOptions | None = None) -> ClassVocabulary:
     """Draw e_v = mu_{k(v)} + z_v with V/K tokens per class (class k: tokens k V/K .. (k+1) V/K - 1).
 
     ``means`` (K, m), m <= d: the class means in the first m coordinates (only their Gram matrix matters for
@@ -168,5 +168,6 @@ class ClassSetting:
 
     def spikes(self) -> theory.Spike:
         """The K - 1 spikes (arrays over the directions, strongest first): :func:`attnlib.theory.class_spikes`."""
-        return theory.class_spikes(scatter_eigenvalues(self.means), self.delta, self.gamma, self.snr, self.kappa)
+        return theory.class_spikes(self.delta, self.gamma, nu=scatter_eigenvalues(self.means), snr=self.snr,
+                                   kappa=self.kappa)
 

@@ -163,7 +163,7 @@ class Limit:
     @property
     def theta(self):
         """Spike strength alpha (||mu||^2 + delta) / kappa of the signal (:func:`attnlib.theory.spike_strength`)."""
-        return theory.spike_strength(self.alpha, self.kappa, self.mu_norm2, self.delta)
+        return theory.spike_strength(self.delta, alpha=self.alpha, kappa=self.kappa, mu_norm2=self.mu_norm2)
 
     @property
     def rho(self):
@@ -173,7 +173,7 @@ class Limit:
     @property
     def theta_g(self):
         """Strength of the vocabulary-mean spike of the uncentered S (:func:`attnlib.theory.mean_spike_strength`)."""
-        return theory.mean_spike_strength(self.weight_sum, self.kappa, self.delta)
+        return theory.mean_spike_strength(self.delta, weight_sum=self.weight_sum, kappa=self.kappa)
 
     def thresholds(self):
         """``(theta_population, theta_sample)`` (:func:`attnlib.theory.thresholds`)."""
@@ -217,7 +217,7 @@ class Limit:
 
     def signal_h(self) -> theory.Spike:
         """The signal spike, overlaps against the class centroid h = mu + Zs/V."""
-        return theory.spike(self.theta, self.delta, self.gamma, self.kappa, direction="h")
+        return theory.spike(self.delta, self.gamma, theta=self.theta, kappa=self.kappa, direction="h")
 
     def mean_spike(self) -> theory.Spike:
         """The vocabulary-mean spike of the uncentered S (:func:`attnlib.theory.mean_spike`)."""
@@ -225,4 +225,4 @@ class Limit:
 
     def region(self):
         """Region code of the signal (:func:`attnlib.theory.regions`; names in ``theory.REGIONS``)."""
-        return theory.regions(self.theta, self.delta, self.gamma)
+        return theory.regions(self.delta, self.gamma, theta=self.theta)

@@ -5,8 +5,8 @@
 * One rule for which eigenvalues count as zeros (:data:`ZERO_TOL`, :func:`zero_mask`).
 * BLAS on one thread around Lanczos (:func:`one_blas_thread`), or on every usable core
   (:func:`blas_threads`, :func:`usable_cores`) when each product is long.
-* Top eigenpairs and full spectra of S = C^T C / N from pooled rows C, through the smaller of S (d x d) and
-  the Gram matrix C C^T / N (N x N).
+* Top eigenpairs and full spectra of S = C^T C / N from pooled rows C (:func:`covariance_eigenpairs`,
+  :func:`covariance_spectrum`), through the smaller of S (d x d) and the Gram matrix C C^T / N (N x N).
 * Lanczos with full reorthogonalisation on an operator (:func:`lanczos_top`), for the matrix-free path, and
   its block form for a family of operators that differ by low-rank terms (:func:`lanczos_family`).
 """
@@ -33,10 +33,11 @@ __all__ = [
     "one_blas_thread",
     "blas_threads",
     "usable_cores",
-    "top_eigenpairs",
+    "covariance_eigenpairs",
     "lanczos_top",
     "lanczos_family",
-    "spectrum",
+    "covariance_spectrum",
+    "largest_eigenvalue",
     "squared_cosine",
     "squared_cosines",
 ]
@@ -140,7 +141,7 @@ def eigen(C: np.ndarray, k: int, full: bool):
     return vals, vecs, spec
 
 
-def top_eigenpairs(C, k: int = 1, *, centered: bool = True):
+def covariance_eigenpairs(C, k: int = 1, *, centered: bool = True):
     """Top ``k`` eigenvalues (descending) and unit eigenvectors (d, k) of S, by Lanczos (``eigsh``).
 
     Works on S (d x d) when N >= d and on the Gram matrix C C^T / N (N x N) otherwise.
@@ -150,12 +151,23 @@ def top_eigenpairs(C, k: int = 1, *, centered: bool = True):
     return vals, vecs
 
 
-def spectrum(C, *, centered: bool = True) -> np.ndarray:
+def covariance_spectrum(C, *, centered: bool = True) -> np.ndarray:
     """All d eigenvalues of S, descending (zeros padded when N < d), without eigenvectors."""
     C = _centered(np.asarray(C, dtype=float), centered)
     M, gram = _second_moment(C)
     vals = np.clip(np.linalg.eigvalsh(M)[::-1], 0.0, None)
     return np.concatenate([vals, np.zeros(C.shape[1] - C.shape[0])]) if gram else vals
+
+
+def largest_eigenvalue(M) -> float:
+    """The largest eigenvalue of a symmetric matrix ``M`` (``numpy.linalg.eigvalsh``); for a correlation matrix R,
+    lambda_max(R), the largest alpha/kappa of any weighting (Theorem 5)."""
+    M = _v.finite_array("M", M)
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.size == 0:
+        raise ValueError(f"M must be a non-empty square matrix, got shape {M.shape}")
+    if not np.allclose(M, M.T, rtol=0.0, atol=1e-10 * max(1.0, float(np.abs(M).max()))):
+        raise ValueError(f"M must be symmetric, got {_v.short(M)}")
+    return float(np.linalg.eigvalsh(M)[-1])
 
 
 def squared_cosine(a, b) -> float:

@@ -17,5 +17,7 @@ Imports only the layers below.
 from attnlib.studies import (agreement, causal_attention, classifiers, downstream, experiment, finite_size,
                              k_class_sweep, learning, real_layer, stacked_layers, token_mixing)
 
+# ``agreement`` is a submodule as well (``import attnlib.studies.agreement``), left out of ``__all__``: the name
+# is also its function ``agreement.agreement`` and the module ``attnlib.views.agreement`` (one name, one object).
 __all__ = ["downstream", "experiment", "classifiers", "finite_size", "token_mixing", "causal_attention",
-           "real_layer", "learning", "k_class_sweep", "agreement", "stacked_layers"]
+           "real_layer", "learning", "k_class_sweep", "stacked_layers"]

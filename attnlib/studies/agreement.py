@@ -33,7 +33,7 @@ from attnlib.numerics import checks as _v
 from attnlib.numerics import randomness
 from attnlib.theory import fluctuations, overlap_fluctuations
 
-__all__ = ["QUANTITIES", "WINDOWS", "Row", "Agreement", "agreement", "prediction", "curve"]
+__all__ = ["QUANTITIES", "WINDOWS", "Row", "Agreement", "agreement", "prediction", "prediction_curve"]
 
 #: The quantities compared: the top eigenvalue and the squared overlaps of its eigenvector with h and u.
 QUANTITIES = ("top", "overlap_h", "overlap_u")
@@ -97,7 +97,7 @@ def prediction(setting: Setting, quantity: str, beta4: float) -> tuple[float, fl
     if setting.options is not None:
         return limit, float("nan"), "a model variant (options): the fluctuations are predicted for the book's model"
     delta, gamma, d = setting.delta, setting.gamma, setting.d
-    if fluctuations.window_position(setting.theta, delta, gamma, d) < WINDOWS:
+    if fluctuations.window_position(delta, gamma, theta=setting.theta, d=d) < WINDOWS:
         return limit, float("nan"), f"within {WINDOWS:g} window widths of the sample threshold: not Gaussian"
     args = dict(kappa=setting.kappa, mu_norm2=setting.mu_norm2, beta4=beta4)
     if quantity == "top":
@@ -106,7 +106,7 @@ def prediction(setting: Setting, quantity: str, beta4: float) -> tuple[float, fl
     return limit, float(np.sqrt(getattr(var, quantity))), ""
 
 
-def curve(setting: Setting, mu_norm2s, quantity: str, beta4: float) -> tuple[np.ndarray, np.ndarray]:
+def prediction_curve(setting: Setting, mu_norm2s, quantity: str, beta4: float) -> tuple[np.ndarray, np.ndarray]:
     """``(limits, predicted sds)`` of ``quantity`` for ``setting`` at each ||mu||^2 of ``mu_norm2s`` (the theory
     curve and the band of a figure; ``nan`` where :func:`prediction` has none)."""
     grid = _v.finite_vector("mu_norm2s", mu_norm2s)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnlib.numerics.linalg import top_eigenpairs
+from attnlib.numerics.linalg import covariance_eigenpairs
 
 __all__ = ["DEFAULT_LAMBDAS", "RidgeFit", "ridge_path", "SpectralFit", "spectral_fit", "accuracy"]
 
@@ -156,7 +156,7 @@ def spectral_fit(X, anchor_labels, anchors=None) -> SpectralFit:
     features (k, d), held out of S, whose projections are then out of sample like a test sequence's; default
     None: the first k rows of X (in sample: their projections have second moment lambda, the top eigenvalue).
     (Taking max(acc, 1 - acc) instead would look at every test label and inflate accuracies near chance.)
-    u_hat by Lanczos (:func:`attnlib.numerics.linalg.top_eigenpairs`).
+    u_hat by Lanczos (:func:`attnlib.numerics.linalg.covariance_eigenpairs`).
     """
     X = _features("X", X)
     center = X.mean(axis=0)
@@ -168,7 +168,7 @@ def spectral_fit(X, anchor_labels, anchors=None) -> SpectralFit:
         y_a = _signs("anchor_labels", anchor_labels, held.shape[0])
         if held.shape[1] != X.shape[1]:
             raise ValueError(f"anchors must have {X.shape[1]} columns like X, got shape {held.shape}")
-    vals, vecs = top_eigenpairs(X - center, 1, centered=False)
+    vals, vecs = covariance_eigenpairs(X - center, 1, centered=False)
     return signed_fit(vecs[:, 0], center, float(vals[0]), held - center, y_a)
 
 

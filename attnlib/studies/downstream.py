@@ -48,7 +48,9 @@ __all__ = [
     "spectral_accuracy",
     "label_snr",
     "fisher_accuracy",
+    "fisher_finite_d_shift",
     "in_critical_window",
+    "spectral_prediction_valid",
     "samples_threshold",
     "empirical_threshold",
 ]
@@ -136,8 +138,9 @@ def spectral_accuracy(setting: Setting, position: int | None = None, n_anchor: i
     """
     check_setting(setting)
     a = abs(label_signal(setting.weights, setting.R, resolve_position(setting.process, position)))
-    return classification.spectral_prediction(a, setting.theta, setting.delta, setting.gamma, setting.kappa,
-                                              setting.mu_norm2, h_norm2=h_norm2, n_anchor=n_anchor)
+    return classification.spectral_prediction(setting.delta, setting.gamma, a=a, theta=setting.theta,
+                                              kappa=setting.kappa, mu_norm2=setting.mu_norm2, h_norm2=h_norm2,
+                                              n_anchor=n_anchor)
 
 
 def label_snr(setting: Setting, position: int | None = None) -> float:
@@ -145,7 +148,8 @@ def label_snr(setting: Setting, position: int | None = None) -> float:
     :func:`attnlib.theory.classification.label_separation` at the label signal of ``position`` (needs delta < 1)."""
     check_setting(setting)
     a = label_signal(setting.weights, setting.R, resolve_position(setting.process, position))
-    return classification.label_separation(a, setting.mu_norm2, setting.delta, setting.alpha, setting.kappa)
+    return classification.label_separation(setting.delta, a=a, mu_norm2=setting.mu_norm2, alpha=setting.alpha,
+                                           kappa=setting.kappa)
 
 
 def fisher_accuracy(setting: Setting, position: int | None = None) -> float:
@@ -153,7 +157,18 @@ def fisher_accuracy(setting: Setting, position: int | None = None) -> float:
     :func:`attnlib.theory.classification.fisher_ceiling` at the label signal of ``position`` (needs delta < 1)."""
     check_setting(setting)
     a = label_signal(setting.weights, setting.R, resolve_position(setting.process, position))
-    return classification.fisher_ceiling(a, setting.mu_norm2, setting.delta, setting.alpha, setting.kappa)
+    return classification.fisher_ceiling(setting.delta, a=a, mu_norm2=setting.mu_norm2, alpha=setting.alpha,
+                                         kappa=setting.kappa)
+
+
+def fisher_finite_d_shift(setting: Setting, position: int | None = None) -> float:
+    """How far :func:`fisher_accuracy` moves at finite d: Phi(varsigma) with h^T W'^{-1} h at its finite-d mean
+    (:func:`attnlib.theory.classification.inverse_wishart_form`, ||h||^2 = ||mu||^2 + delta) in place of its
+    limit ||h||^2 / (1 - delta), minus :func:`fisher_accuracy` (needs delta < 1 and V > d + 3)."""
+    check_setting(setting)
+    m_d = classification.inverse_wishart_form(setting.mu_norm2 + setting.delta, setting.d, setting.V)
+    shifted = setting.replace(mu_norm2=m_d * (1 - setting.delta) - setting.delta)  # so that M = m_d
+    return fisher_accuracy(shifted, position) - fisher_accuracy(setting, position)
 
 
 def in_critical_window(setting: Setting) -> bool:
@@ -173,15 +188,22 @@ def in_critical_window(setting: Setting) -> bool:
     whose constant had no derivation (at delta = 1/2 its half-width is 0.77 to 0.98 :math:`w_d` for gamma = 1 to 1/4).
     """
     check_setting(setting)
-    t = fluctuations.window_position(setting.theta, setting.delta, setting.gamma, setting.d)
+    t = fluctuations.window_position(setting.delta, setting.gamma, theta=setting.theta, d=setting.d)
     return bool(abs(t) < fluctuations.window_half_width(fluctuations.WINDOW_LEVEL))
+
+
+def spectral_prediction_valid(setting: Setting) -> bool:
+    """True where :func:`spectral_accuracy` is compared with simulations: at least as many sequences as
+    dimensions (N >= d) and outside the critical window of the sample transition (:func:`in_critical_window`)."""
+    check_setting(setting)
+    return setting.N >= setting.d and not in_critical_window(setting)
 
 
 def samples_threshold(setting: Setting) -> float:
     """The number of sequences N* above which S has a signal outlier (``inf`` if the population has none):
     :func:`attnlib.theory.classification.sample_size_threshold` at ``setting``'s theta, delta and d."""
     check_setting(setting)
-    return classification.sample_size_threshold(setting.theta, setting.delta, setting.d)
+    return classification.sample_size_threshold(setting.delta, theta=setting.theta, d=setting.d)
 
 
 # ------------------------------------------------------------------------------------------------ thresholds

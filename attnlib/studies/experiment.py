@@ -16,20 +16,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr
 
 from attnlib.numerics import checks as _v
 from attnlib.studies.classifiers import (DEFAULT_LAMBDAS, Decomposition, lambda_grid,
     ridge_path, signed_fit, accuracy)
 from attnlib.numerics.linalg import squared_cosine
+from attnlib.theory import classification
 from attnlib.model.generative import Vocabulary, draw_vocabulary, population_covariance, sample_tokens
 from attnlib.model.pooling import pool
 from attnlib.engine.montecarlo import replicate
 from attnlib.model.positional import SignProcess
 from attnlib.model.setting import Setting
-from attnlib.studies.downstream import resolve_position
+from attnlib.studies.downstream import resolve_position, spectral_accuracy
 
-__all__ = ["Experiment", "run_experiment"]
+__all__ = ["Experiment", "run_experiment", "across"]
 
 #: Per-fit measurements of :func:`run_experiment`, in the order of the fields of :class:`Experiment`.
 _FIELDS = ("ridge", "spectral", "overlap_u", "overlap_h", "eta2", "quad", "spectral_plugin", "lam_rel",
@@ -103,6 +103,32 @@ class Experiment:
         return Setting(d=self.d, V=self.V, N=int(n_train), mu_norm2=self.mu_norm2, process=self.process,
                        weights=self.weights[i_weight], label=self.names[i_weight])
 
+    def predicted_spectral(self, *, own_h: bool = False) -> np.ndarray:
+        """The predicted accuracy of the spectral classifier (:func:`attnlib.studies.downstream.spectral_accuracy`
+        with this experiment's anchors), shape (len(n_train), len(names)); ``own_h``: the prediction fed with each
+        vocabulary's own ||h||^2 (``h_norm2``), averaged over the vocabularies, instead of the limit of ||h||^2."""
+        def one(j, n):
+            s = self.setting(j, n)
+            if not own_h:
+                return spectral_accuracy(s, n_anchor=self.n_anchor).accuracy
+            return np.mean([spectral_accuracy(s, n_anchor=self.n_anchor, h_norm2=h2).accuracy
+                            for h2 in self.h_norm2])
+        return np.array([[one(j, n) for j in range(len(self.names))] for n in self.n_train])
+
+
+def across(experiments, statistic: str, field: str, i_train: int = 0) -> np.ndarray:
+    """``statistic`` ("mean" or "sem") of ``field`` at training size ``i_train`` of each experiment of a sweep
+    (e.g. one experiment per ||mu||^2), shape (len(experiments), number of weightings)."""
+    statistic = _v.choice("statistic", statistic, ("mean", "sem"))
+    field = _v.choice("field", field, _FIELDS)
+    experiments = list(experiments)
+    if not experiments or not all(isinstance(e, Experiment) for e in experiments):
+        raise ValueError(f"experiments must be a non-empty sequence of Experiment, got {experiments!r:.80}")
+    i_train = _v.positive_int("i_train", i_train, minimum=0)
+    if any(i_train >= len(e.n_train) for e in experiments):
+        raise ValueError(f"i_train must index every experiment's n_train, got {i_train}")
+    return np.array([getattr(e, statistic)(field)[i_train] for e in experiments])
+
 
 def _one_vocabulary(rng, process, weights, position, d, V, mu_norm2, n_train, n_test, n_anchor, lam_rel):
     """All measurements for one vocabulary: shared sequences for every weighting (paired comparison)."""
@@ -134,7 +160,7 @@ def _one_vocabulary(rng, process, weights, position, d, V, mu_norm2, n_train, n_
             eta = float(u @ h)
             quad = kappa * float(u @ W_prime @ u) + alpha * eta * eta
             # the Gaussian approximation at the measured <u, h> and u^T Sigma u, with the sign the anchors chose
-            plugin = float(ndtr(a * eta / np.sqrt(quad - a * a * eta * eta)))
+            plugin = classification.projection_accuracy(a * eta, quad)
             sign = 1.0 if a * eta >= 0 else -1.0  # votes measured with the sign that makes the class mean positive
             vote_in = sign * float(np.mean(yn * (dec.Xc @ u)))
             vote_out = sign * float(np.mean(y_test * (spec.decision(C_test))))

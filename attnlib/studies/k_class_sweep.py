@@ -8,18 +8,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnlib.numerics import checks as _v
-from attnlib.model.k_classes import ClassSetting, draw_vocabulary
+from attnlib.model.k_classes import ClassSetting, draw_class_vocabulary
 from attnlib.numerics.linalg import eigen
 from attnlib.model.generative import sample_tokens
 from attnlib.model.pooling import pool_table
 from attnlib.engine.montecarlo import replicate
 
-__all__ = ["ClassSweep", "sweep"]
+__all__ = ["ClassSweep", "class_sweep"]
 
 
 @dataclass(frozen=True, eq=False)
 class ClassSweep:
-    """Results of :func:`sweep` over (settings, trials): top ``k`` eigenvalues (S, trials, k); ``overlaps``
+    """Results of :func:`class_sweep` over (settings, trials): top ``k`` eigenvalues (S, trials, k); ``overlaps``
     (S, trials, k, K-1), cos^2 of eigenvector i with the vocabulary's spike direction j
     (:meth:`attnlib.model.k_classes.ClassVocabulary.directions`); ``strengths`` (S, trials, K-1): the eigenvalues of B of each
     vocabulary."""
@@ -31,7 +31,7 @@ class ClassSweep:
 
 
 def _draw(setting: ClassSetting, rng: np.random.Generator, k: int):
-    vocab = draw_vocabulary(setting.d, setting.V, setting.means, rng, options=setting.options)
+    vocab = draw_class_vocabulary(setting.d, setting.V, setting.means, rng, options=setting.options)
     tokens = sample_tokens(setting.chain.sample(setting.N, rng), setting.V, rng, classes=setting.K)
     C = pool_table(vocab.table, tokens, setting.weights, 1)
     C -= C.mean(axis=0)
@@ -40,7 +40,7 @@ def _draw(setting: ClassSetting, rng: np.random.Generator, k: int):
     return vals, (vecs.T @ b) ** 2, strengths
 
 
-def sweep(settings, seed: int, trials: int, *, k: int | None = None) -> ClassSweep:
+def class_sweep(settings, seed: int, trials: int, *, k: int | None = None) -> ClassSweep:
     """Simulate every :class:`~attnlib.model.k_classes.ClassSetting` ``trials`` times (fresh vocabulary, labels, tokens per trial).
 
     Trial j of setting i uses ``montecarlo.streams(seed, S * trials)[i * trials + j]`` (vocabulary, then

@@ -46,7 +46,7 @@ def mp_stieltjes(z, ratio, *, derivative: bool = False):
     return dG if dG.ndim else float(dG)
 
 
-def population_outlier_numeric(theta, delta) -> tuple[float, float]:
+def population_outlier_numeric(delta, theta) -> tuple[float, float]:
     r"""Outlier of :math:`W' + \theta\,\hat h\hat h^\top` with :math:`W'\sim\mathrm{MP}_\delta`, by root finding.
 
     Solves the secular equation :math:`G(\ell) = 1/\theta` with Brent's method and returns
@@ -91,7 +91,7 @@ def _mp_integral(fn, delta, kappa):
     return val + atom * fn(0.0)
 
 
-def baik_silverstein(ell, delta, gamma, kappa=1.0, *, step: float = 1e-5) -> tuple[float, float]:
+def baik_silverstein(delta, gamma, ell, kappa=1.0, *, step: float = 1e-5) -> tuple[float, float]:
     r"""Sample outlier and overlap factor of a population spike at ``ell`` on the bulk :math:`H = \kappa\,\mathrm{MP}_\delta`.
 
     By quadrature over H (independent of the closed forms):
@@ -143,7 +143,7 @@ def _companion_edge(delta, gamma):
     return brentq(lambda m: _companion(m, delta, gamma)[3], lo, hi, xtol=1e-15, rtol=1e-14)
 
 
-def sample_spike_resolvent(theta, delta, gamma, kappa=1.0) -> tuple[float, float]:
+def sample_spike_resolvent(delta, gamma, theta, kappa=1.0) -> tuple[float, float]:
     r"""Sample outlier and its squared overlap with :math:`\hat h`, from the resolvent of S as a whole.
 
     A route that never passes through the population eigenvector: no population outlier, no population
@@ -168,10 +168,12 @@ def sample_spike_resolvent(theta, delta, gamma, kappa=1.0) -> tuple[float, float
 
     Parameters
     ----------
+    delta, gamma : float
+        Ratios d/V and d/N (> 0).
     theta : float
         Spike strength (>= 0), in units of kappa.
-    delta, gamma, kappa : float
-        Ratios d/V, d/N and the scale ||w||^2 (> 0).
+    kappa : float
+        The scale ||w||^2 (> 0).
     """
     theta = _v.nonnegative("theta", theta)
     delta, gamma, kappa = (_v.positive("delta", delta), _v.positive("gamma", gamma), _v.positive("kappa", kappa))
@@ -185,7 +187,7 @@ def sample_spike_resolvent(theta, delta, gamma, kappa=1.0) -> tuple[float, float
     return float(kappa * z), float(overlap)
 
 
-def edge_overlap_ratio(theta, delta, gamma) -> float:
+def edge_overlap_ratio(delta, gamma, theta) -> float:
     r"""Below the sample threshold: how much more of :math:`\hat h` the eigenvectors at the bulk edge carry than a
     random direction does.
 
@@ -203,10 +205,10 @@ def edge_overlap_ratio(theta, delta, gamma) -> float:
 
     Parameters
     ----------
-    theta : float
-        Spike strength (>= 0), below the sample threshold.
     delta, gamma : float
         Ratios d/V and d/N (> 0).
+    theta : float
+        Spike strength (>= 0), below the sample threshold.
     """
     theta = _v.nonnegative("theta", theta)
     delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)

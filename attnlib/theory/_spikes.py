@@ -70,7 +70,7 @@ class Spike:
         return np.isfinite(self.sample_eigenvalue)
 
 
-def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
+def spike(delta, gamma, theta, kappa=1.0, *, direction: str = "spike") -> Spike:
     """Spike of strength ``theta`` (units of kappa) on the bulk kappa MP_delta, seen through N = d/gamma samples.
 
     With x = theta - delta:
@@ -81,10 +81,12 @@ def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
 
     Parameters
     ----------
+    delta, gamma : float or array_like
+        Ratios d/V and d/N (> 0).
     theta : float or array_like
         Spike strength (>= 0), in units of kappa.
-    delta, gamma, kappa : float or array_like
-        Ratios d/V, d/N and the scale ||w||^2 (> 0); all arguments broadcast together.
+    kappa : float or array_like
+        The scale ||w||^2 (> 0); all arguments broadcast together.
     direction : str
         Name of the reference direction of the overlaps, stored in the result.
     """
@@ -111,7 +113,7 @@ def spike(theta, delta, gamma, kappa=1.0, *, direction: str = "spike") -> Spike:
     )
 
 
-def spike_strength(alpha, kappa, mu_norm2, delta):
+def spike_strength(delta, alpha, kappa, mu_norm2):
     """Effective signal spike strength theta = alpha (||mu||^2 + delta) / kappa (units of kappa).
 
     The recoverable direction is the vocabulary's class centroid h = mu + Zs/V with ||h||^2 -> ||mu||^2 + delta,
@@ -137,7 +139,7 @@ def paper_rho(alpha, kappa, mu_norm2):
     return as_output(alpha * mu_norm2 / kappa)
 
 
-def mean_spike_strength(weight_sum, kappa, delta):
+def mean_spike_strength(delta, weight_sum, kappa):
     """theta_g = (sum w)^2 delta / kappa: strength of the vocabulary-mean spike of the uncentered S."""
     ws = np.asarray(weight_sum, dtype=float)
     if not np.all(np.isfinite(ws)):
@@ -159,8 +161,8 @@ def signal(delta, gamma, alpha, kappa, mu_norm2) -> Spike:
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     together(delta=delta, gamma=gamma, alpha=alpha, kappa=kappa, mu_norm2=mu_norm2)
-    theta = spike_strength(alpha, kappa, mu_norm2, delta)
-    sp = spike(theta, delta, gamma, kappa, direction="u")
+    theta = spike_strength(delta, alpha=alpha, kappa=kappa, mu_norm2=mu_norm2)
+    sp = spike(delta, gamma, theta=theta, kappa=kappa, direction="u")
     mu_norm2 = np.asarray(mu_norm2, dtype=float)
     factor = np.where(mu_norm2 > 0, mu_norm2 / (mu_norm2 + delta), np.nan)  # u = mu/||mu|| undefined at 0
     return Spike(
@@ -200,11 +202,11 @@ def mean_spike(delta, gamma, weight_sum, kappa) -> Spike:
     """
     delta, gamma, kappa = _v.ratios(delta, gamma, kappa, allow_array=True)
     together(delta=delta, gamma=gamma, weight_sum=weight_sum, kappa=kappa)
-    theta_g = mean_spike_strength(weight_sum, kappa, delta)
-    return spike(theta_g, delta, gamma, kappa, direction="g")
+    theta_g = mean_spike_strength(delta, weight_sum=weight_sum, kappa=kappa)
+    return spike(delta, gamma, theta=theta_g, kappa=kappa, direction="g")
 
 
-def class_spikes(nu, delta, gamma, snr, kappa=1.0) -> Spike:
+def class_spikes(delta, gamma, nu, snr, kappa=1.0) -> Spike:
     """The K - 1 between-class spikes of K class means: strengths theta_j = snr (nu_j + delta), and :func:`spike`.
 
     ``nu``: the eigenvalues of the scatter of the class means (``attnlib.model.k_classes.scatter_eigenvalues``);
@@ -213,11 +215,11 @@ def class_spikes(nu, delta, gamma, snr, kappa=1.0) -> Spike:
     directions.
     """
     snr = _v.positive("snr", snr)
-    return spike(snr * (np.asarray(nu, dtype=float) + _v.positive("delta", delta)), delta, gamma, kappa,
+    return spike(delta, gamma, theta=snr * (np.asarray(nu, dtype=float) + _v.positive("delta", delta)), kappa=kappa,
                  direction="between-class")
 
 
-def regions(theta, delta, gamma):
+def regions(delta, gamma, theta):
     """Region code of each (theta, delta, gamma): 0 undetectable, 1 population outlier only, 2 sample outlier.
 
     0: theta <= delta + sqrt(delta) (no outlier even in the population covariance); 1: the population

@@ -126,15 +126,17 @@ def edge_scale(delta, gamma, kappa, d) -> float:
     return float((edge_constant(delta, gamma, kappa) * d) ** (-2.0 / 3.0))
 
 
-def standardize(top, delta, gamma, kappa, d):
+def standardize(delta, gamma, top, kappa, d):
     r"""Standardised top eigenvalue :math:`(\lambda_{\max} - E) / (c\,d)^{-2/3}`, approximately :math:`\mathrm{TW}_1`.
 
     Parameters
     ----------
+    delta, gamma : float
+        Ratios (> 0), as in :func:`edge_scale`.
     top : float or array_like
         Top eigenvalue(s) of ``S`` (finite).
-    delta, gamma, kappa : float
-        Ratios and scale (> 0), as in :func:`edge_scale`.
+    kappa : float
+        Scale (> 0), as in :func:`edge_scale`.
     d : int
         Dimension of ``S``.
 
@@ -207,7 +209,7 @@ def window_width(delta, gamma, d) -> float:
     return float(np.sqrt(2.0 * edge_scale(delta, gamma, 1.0, d) / z2))
 
 
-def window_position(theta, delta, gamma, d):
+def window_position(delta, gamma, theta, d):
     r"""Distance to the sample threshold in window widths, :math:`t = (\theta - \delta - x_*) / w_d`.
 
     ``theta`` may be an array. A point is in the critical window when ``|t| <`` :func:`window_half_width`:

@@ -31,7 +31,7 @@ from attnlib.numerics import checks as _v
 
 __all__ = ["check_heads", "head_matrices", "pencil", "SpanBound", "span_bound", "whiten", "noise_scales",
            "population_edge", "mp_psi", "resolvent_matrix", "signal_matrix", "sample_map", "critical_point",
-           "HeadSpikes", "spikes", "signal_spikes", "signal_thresholds", "spike_curves"]
+           "HeadSpikes", "spikes", "signal_spikes", "head_thresholds", "spike_curves"]
 
 _ZERO = 1e-12  # an eigenvalue of B at most this times the largest counts as 0 (a head in the span of others)
 #: An eigenvalue of K at most this times the largest counts as 0: its spike would need a signal a million times
@@ -121,7 +121,7 @@ def noise_scales(B) -> np.ndarray:
     return _spectral(_v.finite_array("B", B))[0]
 
 
-def population_edge(B, delta) -> float:
+def population_edge(delta, B) -> float:
     """Upper edge max(b) (1 + sqrt(delta))^2 of the noise part B ⊗ W' of the population covariance."""
     return float(noise_scales(B)[-1] * (1.0 + np.sqrt(_v.positive("delta", delta))) ** 2)
 
@@ -163,7 +163,7 @@ def _root(A: np.ndarray) -> np.ndarray:
     return (U * np.sqrt(np.clip(lam, 0.0, None))) @ U.T
 
 
-def resolvent_matrix(ell, B, delta, *, derivative: bool = False) -> np.ndarray:
+def resolvent_matrix(delta, ell, B, *, derivative: bool = False) -> np.ndarray:
     """Phi(ell) = U diag(int dMP_delta(x)/(ell - b_i x)) Uᵀ (or its derivative in ell), ell >= the edge.
 
     The limit of (I ⊗ h)ᵀ (ell - B ⊗ W')^{-1} (I ⊗ h) / ||h||^2.
@@ -171,20 +171,20 @@ def resolvent_matrix(ell, B, delta, *, derivative: bool = False) -> np.ndarray:
     delta = _v.positive("delta", delta)
     b, U = _spectral(_v.finite_array("B", B))
     ell = _v.positive("ell", ell)
-    if ell < population_edge(B, delta) * (1.0 - 1e-13):
-        raise ValueError(f"ell must be at least the population edge {population_edge(B, delta):.6g}, got {ell:.6g}")
+    if ell < population_edge(delta, B) * (1.0 - 1e-13):
+        raise ValueError(f"ell must be at least the population edge {population_edge(delta, B):.6g}, got {ell:.6g}")
     return (U * _phi(ell, b, delta, derivative)) @ U.T
 
 
-def signal_matrix(ell, A, B, delta) -> np.ndarray:
+def signal_matrix(delta, ell, A, B) -> np.ndarray:
     """K(ell) = A^{1/2} Phi(ell) A^{1/2}: spike k sits where ||h||^2 lambda_k(K) = 1."""
     S = _root(_v.finite_array("A", A))
-    return S @ resolvent_matrix(ell, B, delta) @ S
+    return S @ resolvent_matrix(delta, ell, B) @ S
 
 
 def _k_values(ell: float, A, B, delta) -> np.ndarray:
     """The eigenvalues of K(ell), descending, those at most RELATIVE_K times the largest set to 0."""
-    lam = np.linalg.eigvalsh(signal_matrix(ell, A, B, delta))[::-1]
+    lam = np.linalg.eigvalsh(signal_matrix(delta, ell, A, B))[::-1]
     return np.where(lam > RELATIVE_K * max(lam[0], 0.0), lam, 0.0)
 
 
@@ -215,7 +215,7 @@ def sample_map(y, B, delta, gamma, *, derivative: bool = False):
 
 def critical_point(B, delta, gamma) -> float:
     """y*: the population edge when gamma = 0, else the root of z'(y) above it (z' < 0 just above the edge)."""
-    edge = population_edge(B, delta)
+    edge = population_edge(delta, B)
     if _v.nonnegative("gamma", gamma) == 0:
         return edge
     b = noise_scales(B)
@@ -248,11 +248,11 @@ class HeadSpikes:
 
 def _population_roots(h_norm2: float, A, B, delta):
     """Roots ell > edge of h2 lambda_k(K(ell)) = 1, k = 0..H-1 (nan where there is none)."""
-    edge = population_edge(B, delta)
+    edge = population_edge(delta, B)
     top = _k_values(edge, A, B, delta) * h_norm2
     roots = np.full(top.size, np.nan)
     for k in np.flatnonzero(top > 1.0):
-        f = lambda ell: h_norm2 * np.linalg.eigvalsh(signal_matrix(ell, A, B, delta))[-1 - k] - 1.0  # noqa: E731
+        f = lambda ell: h_norm2 * np.linalg.eigvalsh(signal_matrix(delta, ell, A, B))[-1 - k] - 1.0  # noqa: E731
         hi = 2.0 * edge
         while f(hi) > 0:
             hi *= 2.0
@@ -263,16 +263,16 @@ def _population_roots(h_norm2: float, A, B, delta):
 def _overlap(ell: float, A, B, delta, k: int) -> float:
     """a' Phi^2 a / a' (-Phi') a with a = A^{1/2} y_k: cos^2 of the population eigenvector with R^H ⊗ h
     (0 at the edge, where Phi' is infinite)."""
-    if ell <= population_edge(B, delta) * (1.0 + 1e-14):
+    if ell <= population_edge(delta, B) * (1.0 + 1e-14):
         return 0.0
     S = _root(A)
-    Phi = resolvent_matrix(ell, B, delta)
+    Phi = resolvent_matrix(delta, ell, B)
     y = np.linalg.eigh(S @ Phi @ S)[1][:, ::-1][:, k]
     a = S @ y
-    return float(a @ Phi @ Phi @ a / (a @ -resolvent_matrix(ell, B, delta, derivative=True) @ a))
+    return float(a @ Phi @ Phi @ a / (a @ -resolvent_matrix(delta, ell, B, derivative=True) @ a))
 
 
-def spikes(h_norm2, A, B, delta, gamma) -> HeadSpikes:
+def spikes(delta, gamma, h_norm2, A, B) -> HeadSpikes:
     """The spikes of (A ⊗ hhᵀ + B ⊗ W') for ||h||^2 = ``h_norm2``, and of its sample covariance from
     N = d/gamma vectors (ratio H gamma): overlaps with R^H ⊗ h."""
     h2 = _v.nonnegative("h_norm2", h_norm2)
@@ -291,13 +291,13 @@ def spikes(h_norm2, A, B, delta, gamma) -> HeadSpikes:
     return HeadSpikes(roots, smp_eig, pop_ov, smp_ov)
 
 
-def signal_spikes(R, W, delta, gamma, mu_norm2, *, direction: str = "u") -> HeadSpikes:
+def signal_spikes(delta, gamma, R, W, mu_norm2, *, direction: str = "u") -> HeadSpikes:
     """The signal's spikes for heads ``W`` on signs of correlation ``R``: ||h||^2 = ||mu||^2 + delta;
     overlaps with R^H ⊗ mu (``direction="u"``) or R^H ⊗ h ("h")."""
     A, B = head_matrices(R, W)
     mu2 = _v.nonnegative("mu_norm2", mu_norm2)
     delta = _v.positive("delta", delta)
-    out = spikes(mu2 + delta, A, B, delta, gamma)
+    out = spikes(delta, gamma, mu2 + delta, A, B)
     if _v.choice("direction", direction, ("u", "h")) == "h":
         return out
     f = mu2 / (mu2 + delta)
@@ -305,7 +305,7 @@ def signal_spikes(R, W, delta, gamma, mu_norm2, *, direction: str = "u") -> Head
                       out.sample_overlap * f, "u")
 
 
-def signal_thresholds(R, W, delta, gamma) -> tuple[np.ndarray, np.ndarray]:
+def head_thresholds(delta, gamma, R, W) -> tuple[np.ndarray, np.ndarray]:
     """(population, sample) thresholds on ||mu||^2 of each spike k: 1/lambda_k(K(y)) - delta at y = the
     population edge and y = y* (0 where the class split q alone is enough, inf where lambda_k = 0, or below
     RELATIVE_K times lambda_1)."""
@@ -318,7 +318,7 @@ def signal_thresholds(R, W, delta, gamma) -> tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
-def spike_curves(R, W, delta, gamma, ells) -> dict:
+def spike_curves(delta, gamma, R, W, ells) -> dict:
     """Spike k along its branch, parametrised by the population outlier ell (no root finding): at ell the
     spike needs ||mu||^2 = 1/lambda_k(K(ell)) - delta and is seen at z(ell) when ell > y*.
 

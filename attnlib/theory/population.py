@@ -43,7 +43,7 @@ from attnlib.theory import single_token as _counts
 from attnlib.theory._spikes import Spike
 from attnlib.theory.laws import SpectralLaw, edge_map
 
-__all__ = ["SIDES", "Population", "PopulationBulk", "signal_function", "signal", "critical_snr",
+__all__ = ["SIDES", "Population", "PopulationBulk", "signal_function", "population_signal", "critical_snr",
            "critical_mu_norm2"]
 
 #: The two places a population law acts, the noise (d side, covariance) or the tokens (V side, frequencies).
@@ -270,7 +270,7 @@ class PopulationBulk(SpectralLaw):
                     self.gamma)
 
 
-def signal_function(y, population: Population, delta, mu_norm2=0.0, mu_weights=None):
+def signal_function(delta, y, population: Population, mu_norm2=0.0, mu_weights=None):
     """``(F(y), F'(y))``: the limit of h^T (l - W')^{-1} h at l = z_0(y) (module docstring), and its derivative.
 
     ``mu_weights`` (noise side): ||mu||^2 split over the atoms of H (the squared norms of the projections of
@@ -307,8 +307,8 @@ def _h_norm2(H: Population, delta, mu_norm2, mu_weights) -> float:
     return float(_mu_weights(H, mu_norm2, mu_weights).sum()) + delta * H.moment(1)
 
 
-def signal(snr, population: Population, delta, gamma, kappa=1.0, *, mu_norm2=0.0, mu_weights=None,
-           direction: str = "h") -> Spike:
+def population_signal(delta, gamma, snr, population: Population, kappa=1.0, *, mu_norm2=0.0, mu_weights=None,
+                      direction: str = "h") -> Spike:
     """The signal spike with ``snr`` = alpha/kappa on the generalised bulk: outliers and overlaps.
 
     Solves (alpha/kappa) F(y) = 1 for y above the population critical point; the population outlier is
@@ -326,7 +326,7 @@ def signal(snr, population: Population, delta, gamma, kappa=1.0, *, mu_norm2=0.0
     direction = _v.choice("direction", direction, ("h", "mu"))
     y_pop, y_smp = _critical_point(H, delta, 0.0), _critical_point(H, delta, gamma)
     h2 = _h_norm2(H, delta, mu_norm2, mu_weights)
-    F = lambda y: snr * signal_function(y, H, delta, mu_norm2, mu_weights)[0] - 1.0  # noqa: E731
+    F = lambda y: snr * signal_function(delta, y, H, mu_norm2, mu_weights)[0] - 1.0  # noqa: E731
     nan = float("nan")
     if F(y_pop) <= 0:
         return Spike(theta=snr * h2, population_eigenvalue=nan, sample_eigenvalue=nan, population_overlap=0.0,
@@ -337,14 +337,14 @@ def signal(snr, population: Population, delta, gamma, kappa=1.0, *, mu_norm2=0.0
     y = brentq(F, y_pop, hi, xtol=1e-14 * y_pop, rtol=1e-13)
     z0, dz0 = _map(y, H, delta, 0.0)
     z, dz = _map(y, H, delta, gamma)
-    dF = signal_function(y, H, delta, mu_norm2, mu_weights)[1]
+    dF = signal_function(delta, y, H, mu_norm2, mu_weights)[1]
     curvature = -dF / dz0  # h^T R^2 h
     if direction == "h":
         pop_ov = float(1.0 / (snr**2 * h2 * curvature))
     else:
         m2 = h2 - _h_norm2(H, delta, 0.0, None if mu_weights is None else 0 * np.asarray(mu_weights))
-        mu_part = signal_function(y, H, delta, mu_norm2, mu_weights)[0] - signal_function(
-            y, H, delta, 0.0, None if mu_weights is None else 0 * np.asarray(mu_weights))[0]
+        mu_part = signal_function(delta, y, H, mu_norm2, mu_weights)[0] - signal_function(
+            delta, y, H, 0.0, None if mu_weights is None else 0 * np.asarray(mu_weights))[0]
         pop_ov = float(mu_part**2 / (m2 * curvature)) if m2 > 0 else 0.0
     smp = y > y_smp
     return Spike(theta=snr * h2, population_eigenvalue=float(kappa * z0),
@@ -352,14 +352,14 @@ def signal(snr, population: Population, delta, gamma, kappa=1.0, *, mu_norm2=0.0
                  sample_overlap=float(pop_ov * z0 * dz / (z * dz0)) if smp else 0.0, direction=direction)
 
 
-def critical_snr(population: Population, delta, gamma, *, mu_norm2=0.0, mu_weights=None) -> tuple[float, float]:
+def critical_snr(delta, gamma, population: Population, *, mu_norm2=0.0, mu_weights=None) -> tuple[float, float]:
     """``(population, sample)`` thresholds on alpha/kappa: 1/F at the two critical points."""
     H, delta, gamma = _check(population, delta, gamma)
-    return tuple(float(1.0 / signal_function(_critical_point(H, delta, g), H, delta, mu_norm2, mu_weights)[0])
+    return tuple(float(1.0 / signal_function(delta, _critical_point(H, delta, g), H, mu_norm2, mu_weights)[0])
                  for g in (0.0, gamma))
 
 
-def critical_mu_norm2(snr, population: Population, delta, gamma, *, mu_fractions=None) -> tuple[float, float]:
+def critical_mu_norm2(delta, gamma, snr, population: Population, *, mu_fractions=None) -> tuple[float, float]:
     """``(population, sample)`` thresholds on ||mu||^2 at a given ``snr`` = alpha/kappa (0 if the centroid
     shift q alone is enough).
 
@@ -374,7 +374,7 @@ def critical_mu_norm2(snr, population: Population, delta, gamma, *, mu_fractions
     out = []
     for g in (0.0, gamma):
         y = _critical_point(H, delta, g)
-        F0 = signal_function(y, H, delta, 0.0, None if frac is None else 0 * frac)[0]
-        F1 = signal_function(y, H, delta, 1.0, frac)[0] - F0
+        F0 = signal_function(delta, y, H, 0.0, None if frac is None else 0 * frac)[0]
+        F1 = signal_function(delta, y, H, 1.0, frac)[0] - F0
         out.append(float(max(0.0, (1.0 / snr - F0) / F1)))
     return tuple(out)

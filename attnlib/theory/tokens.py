@@ -1,11 +1,11 @@
 r"""Closed forms of a finite number of tokens per pooled vector (the simulations are in
 :mod:`attnlib.studies.token_mixing`).
 
-At fixed pooling weights w the token-mixing matrix has the moments of Marchenko-Pastur up to order 3 and an excess
-at order 4 (the crossing pairing), which gives S the excess :func:`m4_shift`; :func:`free_cumulants` turns moments
-into free cumulants (the quieter statistic for that excess). The most-used token of the vocabulary adds the term
-:func:`heavy_token_term` to the top eigenvalue, and leaves the bulk at the dimensions of
-:func:`heavy_token_thresholds` (a :class:`HeavyToken`).
+A pooled vector mixes :func:`effective_tokens` tokens. At fixed pooling weights w the token-mixing matrix has the
+moments of Marchenko-Pastur up to order 3 and an excess at order 4 (the crossing pairing), which gives S the excess
+:func:`m4_shift`; :func:`free_cumulants` turns moments into free cumulants (the quieter statistic for that excess).
+The most-used token of the vocabulary adds the term :func:`heavy_token_term` to the top eigenvalue, and leaves the
+bulk at the dimensions of :func:`heavy_token_thresholds` (a :class:`HeavyToken`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 from attnlib.numerics import checks as _v
 from attnlib.theory import _law
 
-__all__ = ["free_cumulants", "m4_shift", "heavy_token_term", "HeavyToken", "heavy_token_thresholds"]
+__all__ = ["effective_tokens", "free_cumulants", "m4_shift", "heavy_token_term", "HeavyToken",
+           "heavy_token_thresholds"]
 
 
 def free_cumulants(moments) -> np.ndarray:
@@ -40,6 +41,12 @@ def _w_ratio(w) -> float:
     """sum w^4 / (sum w^2)^2: 1/T for mean pooling, 1 for a single token."""
     w = _v.weights_vector("w", w)
     return float(np.sum(w**4) / np.sum(w**2) ** 2)
+
+
+def effective_tokens(w) -> float:
+    """T_eff = (sum w_t^2)^2 / sum w_t^4 = kappa^2 / sum w_t^4, the number of tokens a pooled vector mixes: T for
+    mean pooling, 1 for a single token."""
+    return 1.0 / _w_ratio(w)
 
 
 def m4_shift(delta, gamma, w) -> float:
@@ -119,7 +126,7 @@ def heavy_token_thresholds(delta, gamma, w) -> HeavyToken:
 
     delta = _v.positive("delta", delta)
     gamma = _v.positive("gamma", gamma)
-    t_eff = 1.0 / _w_ratio(w)
+    t_eff = effective_tokens(w)
     eta = gamma / delta
     y = _law.critical_x(eta, 1.0 / delta)[0]
     outlier_uses = t_eff / eta * (y + 1.0) * (y + eta) / y

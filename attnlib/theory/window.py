@@ -21,10 +21,10 @@ def overlap_slope(delta, gamma) -> float:
     delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
     x_star = _law.critical_x(delta, gamma)[0]
     h = 1e-7 * (1.0 + x_star)
-    return float(_spikes.spike(delta + x_star + h, delta, gamma).sample_overlap / h)
+    return float(_spikes.spike(delta, gamma, theta=delta + x_star + h).sample_overlap / h)
 
 
-def window_dimension(theta, delta, gamma) -> float:
+def window_dimension(delta, gamma, theta) -> float:
     r"""The d from which ``theta`` lies outside the critical window: :math:`(\sqrt{q}\,w_1/|x - x_*|)^3`.
 
     Inverts :func:`attnlib.studies.downstream.in_critical_window` (half-width :math:`\sqrt q\,w_d`, :math:`w_d = w_1

@@ -13,4 +13,6 @@ Imports any layer below; nothing imports it.
 
 from attnlib.views import agreement, controls, plotting, tables
 
-__all__ = ["plotting", "tables", "controls", "agreement"]
+# ``agreement`` is a submodule as well (``import attnlib.views.agreement``), left out of ``__all__``: the name is
+# also the module ``attnlib.studies.agreement`` and its function (one name, one object).
+__all__ = ["plotting", "tables", "controls"]

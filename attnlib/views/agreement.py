@@ -90,7 +90,7 @@ class Comparison(_a.Agreement):
             mus = np.array([self.settings[i].mu_norm2 for i in members])
             lo, hi = (low, high) if mu_range is not None else (mus.min(), mus.max())
             grid = np.linspace(lo, hi, points) if hi > lo else mus
-            limit, sd = _a.curve(base, grid, quantity, self.kurtosis[members[0]].value)
+            limit, sd = _a.prediction_curve(base, grid, quantity, self.kurtosis[members[0]].value)
             ax.plot(grid, limit, color=color, lw=1.4, label=f"{base.label} (α/κ = {sig(base.snr, 3)})")
             ax.fill_between(grid, limit - 2 * sd, limit + 2 * sd, color=color, alpha=0.18, lw=0)
             for j, i in enumerate(members):

@@ -18,7 +18,7 @@ from attnlib.numerics import checks as _v
 from attnlib.model import positional
 from attnlib.model import weights as _w
 
-__all__ = ["KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "FAMILY_FIELDS", "WEIGHTINGS",
+__all__ = ["CONTROL_KINDS", "Control", "CONTROLS", "LAYOUTS", "WIDTHS", "FAMILIES", "FAMILY_FIELDS", "WEIGHTINGS",
            "GAMMA_MAX", "THETA_MAX", "TAU_MAX", "HEADS_MAX", "on_grid", "resolve_state", "sequence_process",
            "family_parameters", "state_fields", "PRIMER_VIEWS"]
 
@@ -28,7 +28,7 @@ FAMILIES = positional.FAMILIES
 WEIGHTINGS = _w.NAMED
 
 #: The widget kinds (float and int sliders, a dropdown, toggle buttons, a checkbox).
-KINDS = ("float", "int", "dropdown", "toggle", "check")
+CONTROL_KINDS = ("float", "int", "dropdown", "toggle", "check")
 
 #: Right ends of the gamma, theta and tau axes (the phase plane, the overlap curves, the causal curve).
 GAMMA_MAX = 3.0
@@ -52,7 +52,7 @@ class Control:
     name : str
         The state field the control sets (also its key in an explorer's ``controls``).
     kind : str
-        One of ``KINDS``.
+        One of ``CONTROL_KINDS``.
     low, high, step : float, optional
         Slider range and step (sliders only). ``high`` may be the name of another state field, whose value
         bounds this one (the block length L is at most T).
@@ -81,7 +81,7 @@ class Control:
     shown_when: tuple = ()
 
     def __post_init__(self):
-        _v.choice("kind", self.kind, KINDS)
+        _v.choice("kind", self.kind, CONTROL_KINDS)
         if self.kind in ("float", "int"):
             if self.low is None or self.high is None or self.step is None or not self.step > 0:
                 raise ValueError(f"control {self.name!r}: a slider needs low, high and step > 0, got "

@@ -210,7 +210,7 @@ def model_schematic(axes, rng, *, delta=0.2, gamma=0.2, theta=2.0):
     x = law.grid(400)
     dens = law.density(x) / (1 - law.atom)
     peak = float(np.nanmax(dens))
-    top = float(spike(theta, delta, gamma).sample_eigenvalue)
+    top = float(spike(delta, gamma, theta=theta).sample_eigenvalue)
     ax.fill_between(x, dens, color=fill)
     ax.plot([top, top], [0, 0.7 * peak], color=minus, lw=2.4)
     ax.plot([-0.1, 1.08 * top], [0, 0], color="0.3", lw=0.8)

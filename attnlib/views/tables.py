@@ -9,7 +9,7 @@ import numpy as np
 
 from attnlib.numerics import checks as _v
 
-__all__ = ["sig", "pm", "below", "markdown_text", "markdown_table"]
+__all__ = ["sig", "pm", "below", "with_prediction", "dimension_text", "markdown_text", "markdown_table"]
 
 
 def sig(x, digits: int = 3):
@@ -53,6 +53,34 @@ def below(x, bound: float):
     is round-off (whose digits differ between CPUs) as long as it stays below the bound a check allows."""
     x, bound = float(x), float(bound)
     return f"< {bound:g}" if x < bound else sig(x, 2)
+
+
+def with_prediction(measured, predicted, digits: int = 3) -> str:
+    """``"measured (predicted)"``, each to ``digits`` significant digits (:func:`sig`); a nan, a value that does not
+    exist (no outlier, say), prints as ``"none"``: ``with_prediction(1.2345, nan)`` is ``"1.23 (none)"``."""
+    digits = _v.positive_int("digits", digits)
+
+    def text(x) -> str:
+        if isinstance(x, (float, np.floating)) and math.isnan(x):
+            return "none"
+        _v.finite_scalar("measured and predicted", x)
+        return f"{sig(x, digits)}"
+
+    return f"{text(measured)} ({text(predicted)})"
+
+
+def dimension_text(d, smallest: int, *, measured=None) -> str:
+    """A dimension as a table of sizes prints it: ``"< smallest"`` below ``smallest`` (the least simulated d), two
+    significant digits with thousands separators below 10^6 (``"12,000"``), else like ``"1.2e+07"``. With
+    ``measured``: ``d`` (derived) followed by ``measured`` in parentheses when the two print differently."""
+    d, smallest = _v.positive("d", d), _v.positive("smallest", smallest)
+
+    def text(x: float) -> str:
+        return f"< {smallest:g}" if x < smallest else f"{sig(x, 2):,.0f}" if x < 1e6 else f"{x:.1e}"
+
+    if measured is None or text(d) == text(_v.positive("measured", measured)):
+        return text(d)
+    return f"{text(d)} ({text(float(measured))})"
 
 
 def _fixed(x: float, places: int) -> str:

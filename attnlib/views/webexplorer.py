@@ -207,7 +207,7 @@ def payload(kind: str, **state) -> dict:
     data = {"kind": kind, "controls": rows, "state": state, "fixed": fixed, "colors": dict(COLORS)}
     if kind == "phase":
         # the region names and colours of the phase figure
-        data["regions"] = [[name, phase.REGIONS[key], color] for name, key, color in
+        data["regions"] = [[name, phase.REGION_DESCRIPTIONS[key], color] for name, key, color in
                            zip(theory.REGIONS, phase.REGION_KEYS, phase.REGION_COLORS)]
     overlay = KINDS[kind].overlay
     data["simulations"] = overlay(state, fixed) if overlay is not None else {}

@@ -211,7 +211,7 @@ def _primer_law(left, right, delta):
 def _primer_spike(left, right, delta, theta):
     lo, hi = theory.MarchenkoPastur(delta).support
     x = np.linspace(lo, hi, 400)
-    top = theory.spike(theta, delta, 1.0).population_eigenvalue  # nan below the threshold
+    top = theory.spike(delta, 1.0, theta=theta).population_eigenvalue  # nan below the threshold
     axis = np.linspace(hi, 1.08 * np.nanmax([1.6 * hi, top]), 300)
     left.plot(x, theory.MarchenkoPastur(delta).density(x), color=COLORS["theory"],
               label="MP_δ density; G(λ) above the bulk")
@@ -224,7 +224,7 @@ def _primer_spike(left, right, delta, theta):
 
 
 def _primer_product(left, right, delta, gamma, theta):
-    sp = theory.spike(theta, delta, gamma)
+    sp = theory.spike(delta, gamma, theta=theta)
     right_end = np.nanmax([theory.Bulk(delta, gamma).upper, theory.MarchenkoPastur(delta).upper,
                            theory.MarchenkoPastur(gamma).upper, sp.sample_eigenvalue])
     grid = np.linspace(0, 1.08 * right_end, 700)
@@ -233,7 +233,7 @@ def _primer_product(left, right, delta, gamma, theta):
     left.plot(grid, theory.Bulk(delta, gamma).density(grid), color=COLORS["theory"], lw=2, label="MP_δ ⊠ MP_γ")
     left.axvline(sp.sample_eigenvalue, color=COLORS["causal"], ls="--", lw=1.5, label="outlier of S")
     thetas = np.linspace(0, controls.THETA_MAX, 400)
-    curves = theory.spike(thetas, delta, gamma)
+    curves = theory.spike(delta, gamma, theta=thetas)
     right.plot(thetas, curves.population_overlap, color=COLORS["mean"], ls="--", label="cos²(v_pop, ĥ)")
     right.plot(thetas, curves.sample_overlap, color=COLORS["causal"], label="cos²(v̂, ĥ)")
     right.axvline(theta, color="black", ls="--", lw=1)
@@ -276,11 +276,11 @@ def heads_curves(state: dict, fixed: dict, points: int = 200) -> dict:
     y_star = _theory_heads.critical_point(B, delta, gamma)
     top = max(2.0 * y_star, 2.0 * np.linalg.eigvalsh(A)[-1] * (max(MU2_MAX, state["mu_norm2"]) + delta))
     ells = y_star * (1.0 + np.geomspace(1e-8, top / y_star - 1.0, points))
-    curves = _theory_heads.spike_curves(R, W, delta, gamma, ells)
-    nested = [_theory_heads.signal_thresholds(R, W[:, :h], delta, gamma)[1] for h in range(1, W.shape[1] + 1)]
-    return {"W": W, "curves": curves, "thresholds": _theory_heads.signal_thresholds(R, W, delta, gamma)[1],
+    curves = _theory_heads.spike_curves(delta, gamma, R=R, W=W, ells=ells)
+    nested = [_theory_heads.head_thresholds(delta, gamma, R=R, W=W[:, :h])[1] for h in range(1, W.shape[1] + 1)]
+    return {"W": W, "curves": curves, "thresholds": _theory_heads.head_thresholds(delta, gamma, R=R, W=W)[1],
             "edge": theory.HeadsBulk(delta, gamma, B).upper, "nested": nested,
-            "spikes": _theory_heads.signal_spikes(R, W, delta, gamma, state["mu_norm2"])}
+            "spikes": _theory_heads.signal_spikes(delta, gamma, R=R, W=W, mu_norm2=state["mu_norm2"])}
 
 
 def heads_still(data: dict):

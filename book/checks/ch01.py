@@ -73,8 +73,8 @@ def check(r: dict) -> Report:
     rep.require(predicted, "both outliers predicted")
     if not predicted:  # no spread to compute
         return rep.done()
-    sig_th_here = theory.spike(pop.alpha * r["h2"] / kap, dl, pop.gamma, kap)
-    g_th_here = theory.spike(pop.weight_sum**2 * r["g2"] / kap, dl, pop.gamma, kap)
+    sig_th_here = theory.spike(dl, pop.gamma, theta=pop.alpha * r["h2"] / kap, kappa=kap)
+    g_th_here = theory.spike(dl, pop.gamma, theta=pop.weight_sum**2 * r["g2"] / kap, kappa=kap)
     # relative spread of each outlier over vocabularies: ||h||^2 (||g||^2), quadratic form
     sd_sig, sd_g = {}, {}
     for sd, strength, m2, outlier in [(sd_sig, pop.theta, pop.mu_norm2, sig_th), (sd_g, pop.theta_g, 0.0, g_th)]:

@@ -54,7 +54,7 @@ def _most_used_token(r: dict) -> tuple[list, object]:
     delta, gamma = (float(x) for x in r["heavy"])
     heavy = theory.tokens.heavy_token_thresholds(delta, gamma, weights.mean(T))
     eta = gamma / delta
-    at = theory.spike(theory.thresholds(eta, 1 / delta)[1], eta, 1 / delta)
+    at = theory.spike(eta, 1 / delta, theta=theory.thresholds(eta, 1 / delta)[1])
     share = eta * heavy.outlier_uses / T  # the token's share of the mixing bulk
     edge = delta * theory.outlier_map(theory.critical_x(eta, 1 / delta)[0], eta, 1 / delta)  # its outlier of S/kappa
     return [abs(share / at.population_eigenvalue - 1), abs(edge / theory.Bulk(delta, gamma).upper - 1)], heavy

@@ -82,7 +82,7 @@ def check(r: dict) -> Report:
     pred = np.array([s.signal_h().population_eigenvalue for s in settings]) / kappa
     band_z = float((np.abs(top / kappa - pred) / (se / kappa))[in_band].max())
     rep.row("outlier in the band of the paper's statement", band_z, 4, "standard errors", band_z < 4)
-    rho_outliers = theory.spike(np.array([s.rho for s in settings]), delta, 1.0)
+    rho_outliers = theory.spike(delta, 1.0, theta=np.array([s.rho for s in settings]))
     rep.row("top-two gap, band against below threshold", found["gap_z"], "> 4", "standard errors",
             found["gap_z"] > 4)
     rep.require(np.all(np.isnan(rho_outliers.population_eigenvalue[in_band])),

@@ -139,7 +139,7 @@ def check(r: dict) -> Report:
     for s, group, j, scheme in points:
         snr = lam_max(s.R) if scheme == "optimal" else s.snr
         theta = snr * (s.mu_norm2 + s.delta)
-        predicted = theory.spike(theta, s.delta, s.gamma).sample_overlap
+        predicted = theory.spike(s.delta, s.gamma, theta=theta).sample_overlap
         mean, se = r[f"{group}/mean"][j], max(r[f"{group}/sd"][j] / np.sqrt(trials), se_band[s.theta])
         if theta >= theta_smp + 0.5:
             rep.require(abs(mean - predicted) < 4 * se, f"overlap with ĥ, {s.label}, {s.process.name}")

@@ -21,6 +21,7 @@ import numpy as np
 from attnlib import Setting
 from attnlib.model import positional, weights
 from attnlib.studies import downstream
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
@@ -37,10 +38,6 @@ def schemes(T: int, L: int):
 
 def _mean(x):
     return x.mean(axis=-1)
-
-
-def _sem(x):
-    return x.std(axis=-1, ddof=1) / np.sqrt(x.shape[-1])
 
 
 def _spectra(r: dict, rep: Report, process, sch: dict) -> None:
@@ -101,7 +98,7 @@ def _task(r: dict, rep: Report, process, sch: dict) -> None:
     io, ic, im, i1 = (names.index(n) for n in ("optimal", "causal", "mean", "first token"))
     i800 = n_grid.index(REFERENCE_N)
     ridge = np.vstack([_mean(r["n/ridge"]), _mean(r["mu/ridge"])[:, 0]])
-    ridge_se = np.vstack([_sem(r["n/ridge"]), _sem(r["mu/ridge"])[:, 0]])
+    ridge_se = np.vstack([se_of(r["n/ridge"]), se_of(r["mu/ridge"])[:, 0]])
 
     def margin(a, b):
         return ridge[:, a] - ridge[:, b] - ridge_se[:, a] - ridge_se[:, b]
@@ -109,7 +106,7 @@ def _task(r: dict, rep: Report, process, sch: dict) -> None:
     paired = []
     for a, b in ((io, ic), (ic, im), (i1, im)):
         diff = r["n/ridge"][..., a, :] - r["n/ridge"][..., b, :]
-        paired.append(_mean(diff)[i800] / _sem(diff)[i800])
+        paired.append(_mean(diff)[i800] / se_of(diff)[i800])
     late = np.concatenate([np.array(n_grid) >= 400, np.ones(len(mu_sweep), bool)])
     rep.require(setting(i1, REFERENCE_N, mus[0]).snr < setting(im, REFERENCE_N, mus[0]).snr,
                 "first token: a lower α/κ than mean pooling")
@@ -117,13 +114,11 @@ def _task(r: dict, rep: Report, process, sch: dict) -> None:
     rep.require(np.array_equal(np.argsort(_mean(r["n/oracle"])), np.argsort(label_snrs)),
                 "Fisher rules ordered as the label SNR")
     oracle_all = np.vstack([_mean(r["n/oracle"]), _mean(r["mu/oracle"])])
-    oracle_se = np.vstack([_sem(r["n/oracle"]), _sem(r["mu/oracle"])])
+    oracle_se = np.vstack([se_of(r["n/oracle"]), se_of(r["mu/oracle"])])
     fisher_all = np.array([[downstream.fisher_accuracy(setting(j, REFERENCE_N, mu)) for j in range(4)]
                            for mu in mus])
     # finite d: E[h^T W'^-1 h] = ||h||^2 V / (V - d - 3) instead of ||h||^2 / (1 - delta)
-    m_d = lambda s: (s.mu_norm2 + s.delta) * s.V / (s.V - s.d - 3)  # noqa: E731
-    bias_all = np.array([[downstream.fisher_accuracy(s.replace(mu_norm2=m_d(s) * (1 - s.delta) - s.delta))
-                          - downstream.fisher_accuracy(s) for s in (setting(j, REFERENCE_N, mu) for j in range(4))]
+    bias_all = np.array([[downstream.fisher_finite_d_shift(setting(j, REFERENCE_N, mu)) for j in range(4)]
                          for mu in mus])
 
     # the spectral classifier, fed with each vocabulary's own ||h||^2
@@ -131,18 +126,15 @@ def _task(r: dict, rep: Report, process, sch: dict) -> None:
         return np.mean([downstream.spectral_accuracy(setting(j, n, mu), n_anchor=n_anchor, h_norm2=h2).accuracy
                         for h2 in h_norm2])
 
-    def ok(j, n, mu):
-        s = setting(j, n, mu)
-        return s.N >= s.d and not downstream.in_critical_window(s)
-
-    ok_n = np.array([[ok(j, n, mus[0]) for j in range(3)] for n in n_grid])
-    ok_mu = np.array([[ok(j, REFERENCE_N, mu) for j in range(3)] for mu in mu_sweep])
+    ok_n = np.array([[downstream.spectral_prediction_valid(setting(j, n, mus[0])) for j in range(3)] for n in n_grid])
+    ok_mu = np.array([[downstream.spectral_prediction_valid(setting(j, REFERENCE_N, mu)) for j in range(3)]
+                      for mu in mu_sweep])
     given_n = np.array([[given_h(j, n, mus[0], r["n/h_norm2"]) for j in range(3)] for n in n_grid])
     given_mu = np.array([[given_h(j, REFERENCE_N, mu, h2) for j in range(3)] for mu, h2 in zip(mu_sweep,
                                                                                                r["mu/h_norm2"])])
     sim_n, sim_mu = _mean(r["n/spectral"])[:, :3], _mean(r["mu/spectral"])[:, 0, :3]
     spec_err = np.concatenate([(sim_n - given_n)[ok_n], (sim_mu - given_mu)[ok_mu]])
-    spec_se = np.concatenate([_sem(r["n/spectral"])[:, :3][ok_n], _sem(r["mu/spectral"])[:, 0, :3][ok_mu]])
+    spec_se = np.concatenate([se_of(r["n/spectral"])[:, :3][ok_n], se_of(r["mu/spectral"])[:, 0, :3][ok_mu]])
     spectral_margin = min(np.min(_mean(r["n/ridge"]) - _mean(r["n/spectral"])),
                           np.min(_mean(r["mu/ridge"])[:, 0] - _mean(r["mu/spectral"])[:, 0]))
     rep.require(np.all(ridge[len(n_grid)] - 0.5 > 10 * ridge_se[len(n_grid)]), "ridge above chance at μ = 0")

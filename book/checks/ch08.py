@@ -45,8 +45,8 @@ def check(r: dict) -> Report:
     bulk_gap = max(np.abs(r["explorer"] - exact).max(), np.abs(r["still"] - exact).max()) / exact.max()
     sim = explorers.simulation_setting(state, int(r["sim_d"]))
     predicted = sim.signal().sample_eigenvalue
-    rho_spike = theory.spike(theory.paper_rho(sim.alpha, sim.kappa, sim.mu_norm2), sim.delta, sim.gamma,
-                             sim.kappa)
+    rho_spike = theory.spike(sim.delta, sim.gamma, theta=theory.paper_rho(sim.alpha, sim.kappa, sim.mu_norm2),
+                             kappa=sim.kappa)
     draw_top = abs(r["draw/top"] - predicted) / r["sd/top"]
     draw_overlap = abs(r["draw/overlap_h"] - spec["signal_h"].sample_overlap) / r["sd/overlap_h"]
     mean_top = abs(r["mean/top"] - predicted) / (r["sd/top"] / root_n)

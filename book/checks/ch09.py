@@ -27,6 +27,7 @@ from scipy.stats import chi2 as chi2_law
 from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
+from attnlib.numerics.statistics import proportional_fit
 from attnlib.studies import finite_size, token_mixing
 from attnlib.theory import fluctuations, tracy_widom
 from attnlib.views.tables import below
@@ -99,22 +100,19 @@ def _edge(r: dict, rep: Report) -> None:
     q95, stats, exceed = fluctuations.edge_quantile(0.95), [], []
     for d in (int(x) for x in _keys(r, "edge_top")):
         s, top = no_signal(d, T), r[f"edge_top/{d}"]
-        z = fluctuations.standardize(top, s.delta, s.gamma, s.kappa, d)
-        z_dof = fluctuations.standardize(top, *compare.finite_size_parameters(s), d)
+        z = fluctuations.standardize(s.delta, s.gamma, top=top, kappa=s.kappa, d=d)
+        dl_f, gm_f, kp_f = compare.finite_size_parameters(s)
+        z_dof = fluctuations.standardize(dl_f, gm_f, top=top, kappa=kp_f, d=d)
         sd, n = z.std(ddof=1), top.size
         stats.append([d, n, z.mean(), sd / np.sqrt(n), z_dof.mean(), sd, se_sd(sd, n)])
         exceed.append(np.mean(z > q95))
     stats, exceed = np.array(stats), np.array(exceed)
     d_e, off, se_off = stats[:, 0], stats[:, 2] - tracy_widom.MEAN, stats[:, 3]
 
-    def fit(rows, offsets):  # weighted least squares of offset = A d^(-1/3)
-        wts = d_e[rows] ** (-2 / 3) / se_off[rows] ** 2
-        A = np.sum(offsets[rows] * d_e[rows] ** (-1 / 3) / se_off[rows] ** 2) / np.sum(wts)
-        return A, 1 / np.sqrt(np.sum(wts))
-
-    train, held = d_e <= 1000, d_e > 1000
-    (A_off, A_se), A_all = fit(train, off), fit(np.ones(d_e.size, bool), off)[0]
-    A_dof = fit(train, stats[:, 4] - tracy_widom.MEAN)[0]
+    train, held = d_e <= 1000, d_e > 1000  # weighted least squares of offset = A d^(-1/3)
+    A_off, A_se = proportional_fit(d_e[train] ** (-1 / 3), off[train], se_off[train])
+    A_all = proportional_fit(d_e ** (-1 / 3), off, se_off)[0]
+    A_dof = proportional_fit(d_e[train] ** (-1 / 3), (stats[:, 4] - tracy_widom.MEAN)[train], se_off[train])[0]
     held_z = (off - A_off * d_e ** (-1 / 3)) / np.hypot(se_off, A_se * d_e ** (-1 / 3))
     edge_p = chi2_law.sf(np.sum(((off - A_all * d_e ** (-1 / 3)) / se_off) ** 2), len(d_e) - 1)
     sd_z = np.abs(stats[:, 5] - tracy_widom.SD) / stats[:, 6]
@@ -211,7 +209,7 @@ def _window(r: dict, rep: Report) -> None:
         limits.append(lim)
         R_w.append(np.sqrt(np.mean((ov - lim[:, None]) ** 2, axis=1)) / (slope * w_d))
         s_d = reference("mean", d, T)
-        z_top = fluctuations.standardize(r[f"window_top/{d}"], s_d.delta, s_d.gamma, s_d.kappa, d)
+        z_top = fluctuations.standardize(s_d.delta, s_d.gamma, top=r[f"window_top/{d}"], kappa=s_d.kappa, d=d)
         above.append(dict(zip(r[f"window_top_t/{d}"], np.mean(z_top > q95, axis=1))))
     nu, nu_boot = finite_size.bootstrap_exponent(ds, offsets, draws, limits,
                                                  np.random.default_rng(int(r["boot_seed"])),

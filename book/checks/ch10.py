@@ -28,15 +28,12 @@ from attnlib.studies import downstream, learning
 from attnlib.theory import finite_attention
 from attnlib.theory import finite_attention
 from attnlib.views.tables import sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE = "standard errors"
 BOUNDED = ("oscillating", "R = (−0.5)^|t−s|")
-
-
-def se_of(x, axis=-1):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def families(T: int) -> dict:
@@ -124,7 +121,9 @@ def _sqrt_d(r, rep, prefix):
         else:
             second_k = finite_attention.random_row_moments(T, tau, self_key=self_key == "True")[1]
         e_kappa, e_alpha = np.trace(second_k), np.trace(prefix.R @ second_k)
-        sp = theory.spike(theory.spike_strength(e_alpha, e_kappa, r["mu_norm2_sqrt"], delta), delta, gamma, e_kappa)
+        sp = theory.spike(delta, gamma,
+                          theta=theory.spike_strength(delta, alpha=e_alpha, kappa=e_kappa, mu_norm2=r["mu_norm2_sqrt"]),
+                          kappa=e_kappa)
         sqrt_z.append([(top.mean() - sp.sample_eigenvalue) / se_of(top),
                        (ov.mean() - sp.sample_overlap) / se_of(ov)])
     rep.row("tilt vs eq. (worst d)", np.abs(tilt_z).max(), 4, SE, np.all(np.abs(tilt_z) < 4))

@@ -28,14 +28,11 @@ from attnlib.engine import compare
 from attnlib.model import frequencies, k_classes, noise, positional
 from attnlib.theory import fluctuations, population, tracy_widom
 from attnlib.views.tables import sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE, TW_UNITS = "standard errors", "Tracy–Widom units"
-
-
-def se_of(x, axis=-1):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def laws() -> list:
@@ -55,7 +52,8 @@ def _noise_laws(r, rep, iid, markov):
     fs = compare.finite_size_parameters(iid)  # the bulk law matched to a finite centred S
     law0 = theory.Bulk(*fs)
     ks_ratio = np.array([_ks(ev, law0) for ev in r["edge/spectra"]])
-    z_dev = np.abs(fluctuations.standardize(r["edge/top"], *fs, D).mean(axis=1) - tracy_widom.MEAN)
+    z_dev = np.abs(fluctuations.standardize(fs[0], fs[1], top=r["edge/top"], kappa=fs[2], d=D).mean(axis=1)
+                   - tracy_widom.MEAN)
     tw_tol = 4 * tracy_widom.SD / np.sqrt(draws)
     spike_band, spike_above = band_set.signal_h(), far_set.signal_h()
     pop_top, far_top = r["pop/top"], r["far/top"]
@@ -64,10 +62,10 @@ def _noise_laws(r, rep, iid, markov):
            (far_top.mean(1) - spike_above.sample_eigenvalue) / se_of(far_top),
            (r["far/overlap_h"].mean(1) - spike_above.sample_overlap) / se_of(r["far/overlap_h"])]
     worst_se = np.max(np.abs(np.stack(dev)), axis=0)  # per law
-    r_band = theory.edge_overlap_ratio(r["theta_band"], band_set.delta, band_set.gamma) / D
+    r_band = theory.edge_overlap_ratio(band_set.delta, band_set.gamma, theta=r["theta_band"]) / D
     band_ov = r["band/overlap_h"].mean(1)
-    entry_pred = theory.spike(r["x_max"] + band_set.delta, band_set.delta, band_set.gamma,
-                              band_set.kappa).population_eigenvalue
+    entry_pred = theory.spike(band_set.delta, band_set.gamma, theta=r["x_max"] + band_set.delta,
+                              kappa=band_set.kappa).population_eigenvalue
     entry_ratio = pop_top[heavy] / entry_pred
     rep.row("KS / floor, finite fourth moment (worst)", max(ks_ratio[finite]), 1, "ratio", all(ks_ratio[finite] < 1))
     rep.row("KS / floor, Student-t 2.5", ks_ratio[heavy], "≥ 1", "ratio", ks_ratio[heavy] > 1)
@@ -96,13 +94,15 @@ def _anisotropic(r, iid, markov):
     for k, (_, s) in examples.items():
         crit[k, "isotropic"] = np.maximum(np.array(s.thresholds()) / s.snr - s.delta, 0)  # on ||mu||^2
         for where, f in high_low:
-            crit[k, where] = population.critical_mu_norm2(s.snr, pops[k], s.delta, s.gamma, mu_fractions=f)
+            crit[k, where] = population.critical_mu_norm2(s.delta, s.gamma, snr=s.snr, population=pops[k],
+                                                          mu_fractions=f)
     H2, aniso = pops["crowded"], examples["crowded"][1]
-    aniso_th = [population.signal(aniso.snr, H2, aniso.delta, aniso.gamma, aniso.kappa, mu_norm2=mu2,
-                                  mu_weights=mu2 * f) for _, f in high_low]
+    aniso_th = [population.population_signal(aniso.delta, aniso.gamma, snr=aniso.snr, population=H2, kappa=aniso.kappa,
+                                             mu_norm2=mu2, mu_weights=mu2 * f) for _, f in high_low]
     thin = examples["thin"][1]
-    thin_th = [population.signal(thin.snr, pops["thin"], thin.delta, thin.gamma, thin.kappa, mu_norm2=mu2,
-                                 mu_weights=np.array([0.0, mu2])), thin.signal_h()]
+    thin_th = [population.population_signal(
+        thin.delta, thin.gamma, snr=thin.snr, population=pops["thin"], kappa=thin.kappa, mu_norm2=mu2,
+        mu_weights=np.array([0.0, mu2])), thin.signal_h()]
     dl_f, gm_f, kap_f = compare.finite_size_parameters(aniso)  # finite-S match
     aniso_law = population.PopulationBulk(dl_f, gm_f, H2, kap_f)
     aniso_ks = _ks(r["aniso_smp/spectra"], aniso_law)
@@ -116,17 +116,17 @@ def _anisotropic(r, iid, markov):
                  [(smp_ov[0].mean() - aniso_th[0].sample_overlap) / se_of(smp_ov[0]),
                   (thin_ov[0].mean() - thin_th[0].sample_overlap) / se_of(thin_ov[0])]]
     aniso_worst = max(np.max(np.abs(v)) for v in aniso_dev)
-    r_iso_thin = theory.edge_overlap_ratio(thin.theta, thin.delta, thin.gamma) / D
-    # the thresholds of eq-univ-aniso-threshold against population.signal on either side (1%)
+    r_iso_thin = theory.edge_overlap_ratio(thin.delta, thin.gamma, theta=thin.theta) / D
+    # the thresholds of eq-univ-aniso-threshold against population.population_signal on either side (1%)
     thr_route = []
     for k, (_, s) in examples.items():
         for where, f in high_low:
             m2 = crit[k, where][1]
-            sides = [population.signal(s.snr, pops[k], s.delta, s.gamma, mu_norm2=m, mu_weights=m * f
-                                       ).sample_eigenvalue for m in (1.01 * m2, 0.99 * m2)]
+            sides = [population.population_signal(s.delta, s.gamma, snr=s.snr, population=pops[k], mu_norm2=m,
+                                                  mu_weights=m * f).sample_eigenvalue for m in (1.01 * m2, 0.99 * m2)]
             thr_route.append(bool(np.isfinite(sides[0]) and np.isnan(sides[1])))
     iso_pop = population.Population.from_covariance(np.ones(10))
-    iso_check = max(abs(np.array(population.critical_mu_norm2(s.snr, iso_pop, s.delta, s.gamma))
+    iso_check = max(abs(np.array(population.critical_mu_norm2(s.delta, s.gamma, snr=s.snr, population=iso_pop))
                         - crit[k, "isotropic"]).max() for k, (_, s) in examples.items())
     order_ok = (crit["thin", "high"][1] < crit["thin", "isotropic"][1] < crit["thin", "low"][1]
                 and crit["crowded", "isotropic"][1] < crit["crowded", "high"][1] < crit["crowded", "low"][1])
@@ -158,14 +158,15 @@ def _zipf(r):
     D, mu2 = r["d"], r["zipf_mu_norm2"]
     zbase = Setting(d=D, V=2 * D, N=2 * D, mu_norm2=mu2, process=positional.markov(r["zipf_T"], r["markov_r"]))
     zipf_pop = lambda b: frequencies.population(frequencies.zipf(D, b))  # noqa: E731
-    crit_b = np.array([population.critical_snr(zipf_pop(b), zbase.delta, zbase.gamma, mu_norm2=mu2)
+    crit_b = np.array([population.critical_snr(zbase.delta, zbase.gamma, population=zipf_pop(b), mu_norm2=mu2)
                        for b in r["b_grid"]])  # (population, sample) thresholds on alpha/kappa
     zipf_pops = [zipf_pop(b) for b in r["zipf_b"]]
-    zipf_th, zipf_mu = ([population.signal(zbase.snr, p, zbase.delta, zbase.gamma, zbase.kappa, mu_norm2=mu2,
-                                           direction=direction) for p in zipf_pops] for direction in ("h", "mu"))
+    zipf_th, zipf_mu = ([population.population_signal(
+        zbase.delta, zbase.gamma, snr=zbase.snr, population=p, kappa=zbase.kappa, mu_norm2=mu2, direction=direction)
+        for p in zipf_pops] for direction in ("h", "mu"))
     q2, top, ov_h, ov_u = r["q2"], r["zipf/top"], r["zipf/overlap_h"], r["zipf/overlap_u"]
     q2_th = np.array([frequencies.centroid_shift(D, frequencies.zipf(D, b)) for b in r["zipf_b"]])
-    naive = [theory.spike(zbase.snr * (mu2 + q), zbase.delta, zbase.gamma, zbase.kappa) for q in q2_th]
+    naive = [theory.spike(zbase.delta, zbase.gamma, theta=zbase.snr * (mu2 + q), kappa=zbase.kappa) for q in q2_th]
     cos_hmu = mu2 / (mu2 + q2_th)
     zipf_dev = [[(top[i].mean() - t.sample_eigenvalue) / se_of(top[i]) for i, t in enumerate(zipf_th)],
                 [(ov_h[i].mean() - t.sample_overlap) / se_of(ov_h[i]) for i, t in enumerate(zipf_th)],
@@ -202,7 +203,7 @@ def _classes(r):
                 cls_dev += [(ev.mean() - sp.sample_eigenvalue[j]) / se_of(ev),
                             (ov.mean() - sp.sample_overlap[j]) / se_of(ov)]
             else:  # below the sample threshold: an edge eigenvector, overlap ~ r(theta)/d
-                cls_hidden.append((ov.mean(), theory.edge_overlap_ratio(sp.theta[j], cs.delta, cs.gamma) / cs.d))
+                cls_hidden.append((ov.mean(), theory.edge_overlap_ratio(cs.delta, cs.gamma, theta=sp.theta[j]) / cs.d))
     cls_worst = max(np.max(np.abs(cls_dev)), np.max(np.abs(cls_strength)))
     checks = [[all(o < 2 * h for o, h in cls_hidden), "hidden class directions at the edge level"]]
     return checks, [["K classes: outliers, overlaps, eigenvalues of B", cls_worst, 4, SE, cls_worst < 4]]

@@ -31,15 +31,12 @@ from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
 from attnlib.model.setting import sizes_for
+from attnlib.numerics.statistics import standard_error as se_of
 from attnlib.theory import fluctuations, tracy_widom
 
 from checks import Report
 
 SE = "standard errors"
-
-
-def _se(x, axis=-1):
-    return x.std(axis=axis, ddof=1) / np.sqrt(x.shape[axis])
 
 
 def _independent(d, V, N, T) -> Setting:
@@ -98,8 +95,8 @@ def _edges(r: dict, rep: Report) -> float:
     tw_mean, tw_sd = tracy_widom.MEAN, tracy_widom.SD
     d_tw, V_tw, N_tw, T_tw = r["tw/sizes"]
     top = r["tw/top"]
-    z_tw = fluctuations.standardize(top, *compare.finite_size_parameters(_independent(d_tw, V_tw, N_tw, T_tw)),
-                                    int(d_tw))
+    dl_tw, gm_tw, kp_tw = compare.finite_size_parameters(_independent(d_tw, V_tw, N_tw, T_tw))
+    z_tw = fluctuations.standardize(dl_tw, gm_tw, top=top, kappa=kp_tw, d=int(d_tw))
     se_mean = tw_sd / np.sqrt(top.size)
     se_sd = tw_sd * np.sqrt((tracy_widom.TracyWidom(1).stats().excess_kurtosis + 2) / (4 * top.size))
     rep.row("largest eigenvalue: TW₁ mean", abs(z_tw.mean() - tw_mean) / se_mean, 4, SE,
@@ -114,7 +111,7 @@ def _edges(r: dict, rep: Report) -> float:
         z_low, z_high = compare.standardize_extremes(lowest, highest, dl, gm, kap, s.d)
         soft_low = delta != 1 and gamma != 1
         edge_dev += [z_high.mean() - tw_mean] + ([z_low.mean() - tw_mean] if soft_low else [])
-        moment_dev.append((per_draw.mean(axis=0) - theory.Bulk(dl, gm).moments(3)) / _se(per_draw, axis=0))
+        moment_dev.append((per_draw.mean(axis=0) - theory.Bulk(dl, gm).moments(3)) / se_of(per_draw, axis=0))
     edge_se = tw_sd / np.sqrt(r["grid/extremes"].shape[-1])
     rep.row("six regimes: edges vs TW₁ mean", max(np.abs(edge_dev)) / edge_se, 4, SE,
             np.all(np.abs(edge_dev) < 4 * edge_se))
@@ -153,7 +150,7 @@ def _few_tokens(r: dict, rep: Report, edge_se: float) -> None:
     Ts, zeros = [int(T) for T in r["dep/Ts"]], r["dep/zeros"]
     used = V * (1 - (1 - 1 / V) ** N)  # expected number of distinct tokens, T = 1
     zero_pred = 1 - (used - 1) / d  # centring removes one more direction
-    zero_dev = abs(zeros[0].mean() - zero_pred) / _se(zeros[0])
+    zero_dev = abs(zeros[0].mean() - zero_pred) / se_of(zeros[0])
     rep.row("zero fraction at T = 1", zero_dev, 4, SE, zero_dev < 4)
     ratio = r["dep/ks/to_law"].mean(axis=1) / r["dep/ks/pairs"].mean(axis=1)
     rep.row("yardstick at T = 1 (must exceed the bound)", ratio[0], 1, "KS ratio", ratio[0] > 1)
@@ -163,7 +160,7 @@ def _few_tokens(r: dict, rep: Report, edge_se: float) -> None:
     m4_pred = np.array([m4_law + theory.tokens.m4_shift(dl, gm, np.full(T, 1.0 / T)) for T in Ts])
     k4 = theory.tokens.free_cumulants(r["dep/moments"])[:, :, 3]  # (T, draws): 4th free cumulant
     k4_diff, k4_pred = k4 - k4[-1], m4_pred - m4_pred[-1]  # paired against the largest T
-    k4_se = _se(k4_diff)
+    k4_se = se_of(k4_diff)
     k4_dev = np.abs(k4_diff[:-1].mean(axis=1) - k4_pred[:-1]) / k4_se[:-1]
     rep.row("𝓡₄ differences vs δγ²/T_eff²", k4_dev.max(), 4, SE, np.all(k4_dev < 4))
     d_g, _ = (int(x) for x in r["grid/sizes"])

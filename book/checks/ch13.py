@@ -49,35 +49,45 @@ def outlier_spread(s: Setting) -> float:
     return float(h2_sd * ((1 - s.delta / x**2) * s.theta / (s.signal_h().population_eigenvalue / s.kappa)))
 
 
-def _routes() -> tuple[float, float, float, float, float]:
-    """Largest gaps: population closed form vs secular root, R = I vs the rectangular model, sample closed form vs
-    resolvent and vs Baik-Silverstein, lambda(x*) vs the end of the bulk support."""
-    route_gap = 0.0
+def routes() -> dict:
+    """The routes of the page's folded tables, all theory, with their largest gaps (glued by the page, checked by
+    :func:`check`): ``population`` rows (theta, closed-form outlier, secular root, closed-form overlap, overlap from
+    G') and ``route_gap``; ``rect_gap`` (R = I against the rectangular spiked model); ``sample`` rows (delta,
+    gamma, theta, closed-form outlier, resolvent, closed-form overlap, resolvent) with ``resolvent_gap`` and
+    ``bs_gap`` (against Baik-Silverstein); ``edge`` rows (delta, gamma, x*, sqrt(delta), sqrt(gamma), lambda(x*),
+    end of the bulk support) and ``edge_gap``."""
+    out = {"population": [], "sample": [], "edge": [], "route_gap": 0.0, "resolvent_gap": 0.0, "bs_gap": 0.0,
+           "edge_gap": 0.0}
     for th in theory.thresholds(DELTA, 1.0)[0] * np.array([1.001, 1.05, 1.3, 2.0, 4.0, 10.0]):
-        closed = theory.spike(th, DELTA, 1.0)
-        lam, overlap = theory.population_outlier_numeric(th, DELTA)
-        route_gap = max(route_gap, abs(lam - closed.population_eigenvalue),
-                        abs(overlap - closed.population_overlap))
+        closed = theory.spike(DELTA, 1.0, theta=th)
+        lam, overlap = theory.population_outlier_numeric(DELTA, theta=th)
+        out["route_gap"] = max(out["route_gap"], abs(lam - closed.population_eigenvalue),
+                               abs(overlap - closed.population_overlap))
+        out["population"].append([th, closed.population_eigenvalue, lam, closed.population_overlap, overlap])
     mu2 = np.linspace(np.sqrt(DELTA) * 1.01, 5.0, 200)
     sig_RI = theory.signal(DELTA, 1.0, alpha=1.0, kappa=1.0, mu_norm2=mu2)
-    rect_gap = max(np.max(np.abs(sig_RI.population_eigenvalue - (1 + mu2) * (DELTA + mu2) / mu2)),
-                   np.max(np.abs(sig_RI.population_overlap - (mu2**2 - DELTA) / (mu2 * (mu2 + DELTA)))))
-    resolvent_gap = bs_gap = edge_gap = 0.0
+    out["rect_gap"] = max(np.max(np.abs(sig_RI.population_eigenvalue - (1 + mu2) * (DELTA + mu2) / mu2)),
+                          np.max(np.abs(sig_RI.population_overlap - (mu2**2 - DELTA) / (mu2 * (mu2 + DELTA)))))
     for dl, gm in ROUTE_GRID:
         x_star = theory.critical_x(dl, gm)[0]
         for th in (dl + 1.05 * x_star, dl + 2 * x_star, dl + 5 * x_star):
-            closed = theory.spike(th, dl, gm)
-            lam, ov = theory.sample_spike_resolvent(th, dl, gm)
-            lam_pop, pop_ov = theory.population_outlier_numeric(th, dl)
-            psi, factor = theory.baik_silverstein(lam_pop, dl, gm)
-            resolvent_gap = max(resolvent_gap, abs(lam / closed.sample_eigenvalue - 1),
-                                abs(ov - closed.sample_overlap))
-            bs_gap = max(bs_gap, abs(psi / closed.sample_eigenvalue - 1), abs(factor * pop_ov - closed.sample_overlap))
+            closed = theory.spike(dl, gm, theta=th)
+            lam, ov = theory.sample_spike_resolvent(dl, gm, theta=th)
+            lam_pop, pop_ov = theory.population_outlier_numeric(dl, theta=th)
+            psi, factor = theory.baik_silverstein(dl, gm, ell=lam_pop)
+            out["resolvent_gap"] = max(out["resolvent_gap"], abs(lam / closed.sample_eigenvalue - 1),
+                                       abs(ov - closed.sample_overlap))
+            out["bs_gap"] = max(out["bs_gap"], abs(psi / closed.sample_eigenvalue - 1),
+                                abs(factor * pop_ov - closed.sample_overlap))
+            out["sample"].append([dl, gm, th, closed.sample_eigenvalue, lam, closed.sample_overlap, ov])
     for dl, gm in PAIRS:
-        at_threshold = float(theory.outlier_map(theory.critical_x(dl, gm)[0], dl, gm))
+        x_star = theory.critical_x(dl, gm)[0]
+        at_threshold = float(theory.outlier_map(x_star, dl, gm))
         xs = np.linspace(0.5 * at_threshold, 1.5 * at_threshold, 200_001)
-        edge_gap = max(edge_gap, abs(xs[theory.Bulk(dl, gm).density(xs) > 0].max() / at_threshold - 1))
-    return route_gap, rect_gap, resolvent_gap, bs_gap, edge_gap
+        support_end = xs[theory.Bulk(dl, gm).density(xs) > 0].max()
+        out["edge_gap"] = max(out["edge_gap"], abs(support_end / at_threshold - 1))
+        out["edge"].append([dl, gm, x_star, np.sqrt(dl), np.sqrt(gm), at_threshold, support_end])
+    return out
 
 
 def _correlated(r: dict, rep: Report, m: Setting) -> float:
@@ -137,7 +147,9 @@ def _unc(r: dict, s: Setting, trials: int) -> dict:
 
 def check(r: dict) -> Report:
     rep, S = Report(), settings()
-    route_gap, rect_gap, resolvent_gap, bs_gap, edge_gap = _routes()
+    gaps = routes()
+    route_gap, rect_gap, resolvent_gap, bs_gap, edge_gap = (
+        gaps[k] for k in ("route_gap", "rect_gap", "resolvent_gap", "bs_gap", "edge_gap"))
     rep.row("population outlier: closed form vs secular root", sig(route_gap, 1), 1e-8, "absolute",
             route_gap < 1e-8)
     rep.row("R = I vs the rectangular spiked model", sig(rect_gap, 1), 1e-10, "absolute", rect_gap < 1e-10)
@@ -160,7 +172,7 @@ def check(r: dict) -> Report:
     z_band = (r["band_top"] - theory.Bulk(DELTA, GAMMA, base.kappa).upper) / fluctuations.edge_scale(
         DELTA, GAMMA, base.kappa, d)
     z_dev = np.abs(z_band.mean(axis=1) - tracy_widom.MEAN)  # in units of the TW scale
-    ratio_b = np.array([theory.edge_overlap_ratio(t, DELTA, GAMMA) for t in thetas])
+    ratio_b = np.array([theory.edge_overlap_ratio(DELTA, GAMMA, theta=t) for t in thetas])
     pop_ov_b = np.array([base.with_theta(t).signal_h().population_overlap for t in thetas])
     band_ov = r["band_overlap"].mean(axis=1)
     band_tol = 1 + 3 * np.sqrt(2 / n_band)  # 3 s.e. above r(theta)/d, the per-draw sd sqrt(2) times the mean
@@ -169,7 +181,7 @@ def check(r: dict) -> Report:
             z_dev.max() < 4 * tracy_widom.SD / np.sqrt(n_band))
     rep.row("band: mean overlap / (𝔯(θ)/d)", sig((band_ov * d / ratio_b).max(), 2),
             f"1 + 3 s.e. = {sig(band_tol, 3)}", "ratio", np.all(band_ov < band_tol * ratio_b / d))
-    in_band = theory.regions(thetas, DELTA, GAMMA) == 1
+    in_band = theory.regions(DELTA, GAMMA, theta=thetas) == 1
     rep.require(np.all(band_ov[in_band] < pop_ov_b[in_band] / 5), "band: overlap below a fifth of the population's")
 
     stages = r["stages"]  # two stages, where the population factor matters
@@ -181,7 +193,8 @@ def check(r: dict) -> Report:
         gap = np.abs(measured - [p.population_overlap, p.sample_overlap / p.population_overlap, p.sample_overlap])
         stage_err = max(stage_err, gap.max())
         rep.require(np.all(gap < tol_f), f"two stages at x = {x}")
-        rep.require(abs(theory.sample_spike_resolvent(s_f.theta, s_f.delta, s_f.gamma)[1] - p.sample_overlap) < 1e-8,
+        rep.require(abs(theory.sample_spike_resolvent(s_f.delta, s_f.gamma, theta=s_f.theta)[1]
+                        - p.sample_overlap) < 1e-8,
                     f"the resolvent route gives the two-stage overlap at x = {x}")
     rep.row("two stages, each against its prediction", sig(stage_err, 2), f"4 s.e. = {sig(tol_f, 2)}",
             "absolute error", stage_err < tol_f)

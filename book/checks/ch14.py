@@ -28,16 +28,13 @@ from attnlib.engine import compare
 from attnlib.model import generative, pooling, positional, weights
 from attnlib.studies import downstream
 from attnlib.theory import finite_attention
-from attnlib.theory import single_token
+from attnlib.theory import classification, single_token
 from attnlib.views.tables import below, sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE = "standard errors"
-
-
-def se_of(x, axis=-1):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def oscillating(T: int) -> positional.SignProcess:
@@ -121,7 +118,7 @@ def _recovery(r: dict, rep: Report) -> int:
             deg_z.append(abs(mean[i] - s.signal_h().sample_overlap) / se)
             above_ok &= bool(deg_z[-1] < 4)
         elif s.theta <= theta_smp - 0.3:  # an edge eigenvector: overlap r(theta)/d, per-draw sd sqrt(2) times it
-            r_d = theory.edge_overlap_ratio(s.theta, s.delta, s.gamma) / s.d
+            r_d = theory.edge_overlap_ratio(s.delta, s.gamma, theta=s.theta) / s.d
             deg_below = max(deg_below, mean[i] / r_d)
             below_ok &= bool(mean[i] < below_tol * r_d)
     rep.row(f"degenerate cases, {len(deg_z)} points above the threshold", max(deg_z), "< 4", SE, above_ok)
@@ -207,9 +204,26 @@ def _one_token(r: dict, rep: Report) -> None:
             "relative error", abs(m4_one - m4_book - m4_shift) < 1e-9 * m4_one)
 
 
+def plugin_gap(r: dict) -> np.ndarray:
+    """Simulated accuracy of the spectral classifier minus the Gaussian formula (``projection_accuracy``) at each
+    draw's measured <u_hat, h>^2, u_hat^T Sigma u_hat and anchor sign (one row a point, one column a vocabulary;
+    the points are the weightings of ``scheme_weights`` in turn, on the label process prefix(T, 4))."""
+    process = positional.prefix(int(r["T"]), 4)
+    position = downstream.label_position(process)
+    a = np.array([abs(downstream.label_signal(w, process.R, position)) for w in r["scheme_weights"]])
+    a = np.tile(a, len(r["plugin_spectral"]) // len(a))[:, None]
+    class_mean = a * np.sqrt(r["plugin_eta2"]) * (1 - 2 * r["plugin_sign_error"])  # a <u_hat, h>, anchor-signed
+    return r["plugin_spectral"] - classification.projection_accuracy(class_mean, r["plugin_quad"])
+
+
+def plugin_errors(r: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over vocabularies of :func:`plugin_gap` at each point, and its paired standard error."""
+    gap = plugin_gap(r)
+    return gap.mean(axis=1), se_of(gap)
+
+
 def _classifier(r: dict, rep: Report) -> None:
-    T, diff = int(r["T"]), r["plugin_diff"]
-    plugin_err, plugin_se = diff.mean(axis=1), diff.std(axis=1, ddof=1) / np.sqrt(diff.shape[1])
+    T, (plugin_err, plugin_se) = int(r["T"]), plugin_errors(r)
     rep.row("spectral classifier: plug-in against simulation", np.max(np.abs(plugin_err) / plugin_se), "< 5",
             "paired standard errors", np.all(np.abs(plugin_err) < 5 * plugin_se))
     ref = dict(d=400, V=800, N=3200, mu_norm2=0.5, process=positional.prefix(T, 4))

@@ -27,14 +27,11 @@ from attnlib.model import generative, heads, positional, weights
 from attnlib.studies import stacked_layers
 from attnlib.theory import heads as theory_heads, layers
 from attnlib.views.tables import below, sig
+from attnlib.numerics.statistics import standard_error as se_of
 
 from checks import Report
 
 SE = "standard errors"
-
-
-def se_of(x, axis=0):
-    return np.std(x, axis=axis, ddof=1) / np.sqrt(np.shape(x)[axis])
 
 
 def processes(T: int) -> dict:
@@ -50,8 +47,8 @@ def _spikes(r, rep, procs, cases):
     T, delta, gamma = r["T"], r["delta"], r["gamma"]
     vocab = generative.draw_vocabulary(r["cov_d"], r["cov_V"], r["cov_mu_norm2"],
                                        np.random.default_rng(r["cov_seed"]))  # the page's first draw
-    cov_z = (r["cov/mean"] - heads.population_covariance(vocab, positional.markov(T, r["markov_r"]).R,
-                                                         r["cov_heads"])) / r["cov/se"]
+    cov_z = (r["cov/mean"] - heads.heads_population_covariance(vocab, positional.markov(T, r["markov_r"]).R,
+                                                               r["cov_heads"])) / r["cov/se"]
     d = r["d_big"]
     z_big = []
     for name, mu2 in zip(cases, r["mu_norm2"]):
@@ -60,7 +57,7 @@ def _spikes(r, rep, procs, cases):
         th_, (A, B) = s.spikes("h"), s.matrices
         top, ov = r[f"runs/{name}/top"], r[f"runs/{name}/overlap_h"]
         # population: each draw against the theory at its own ||h||^2 (the covariance given E)
-        th_pop = [theory_heads.spikes(h2, A, B, delta, gamma) for h2 in r[f"pops/{name}/h_norm2"]]
+        th_pop = [theory_heads.spikes(delta, gamma, h_norm2=h2, A=A, B=B) for h2 in r[f"pops/{name}/h_norm2"]]
         rel = np.array([t_ / t.population_eigenvalue[:t_.size] - 1 for t_, t in zip(r[f"pops/{name}/top"], th_pop)])
         rel_ov = np.array([o / t.population_overlap[:o.size] - 1 for o, t in zip(r[f"pops/{name}/overlap_h"], th_pop)])
         for k in range(th_.count):
@@ -89,12 +86,12 @@ def _identities(r, rep, procs, cases, B_of):
     T, delta, gamma, markov = r["T"], r["delta"], r["gamma"], procs["Markov (r = 0.6)"]
     # the reductions: H = 1 and orthonormal heads against the one-head theory
     w1 = weights.causal(T, 1.0)
-    one = theory_heads.signal_spikes(markov.R, w1, delta, gamma, 1.0)
+    one = theory_heads.signal_spikes(delta, gamma, R=markov.R, W=w1, mu_norm2=1.0)
     ref1 = theory.signal(delta, gamma, weights.alpha(w1, markov.R), weights.kappa(w1), 1.0)
     red_err = max(abs(one.sample_eigenvalue[0] - ref1.sample_eigenvalue),
                   abs(one.sample_overlap[0] - ref1.sample_overlap))
     W_on = theory_heads.whiten(r["W/three random"])
-    multi = theory_heads.signal_spikes(markov.R, W_on, delta, gamma, 3.0)
+    multi = theory_heads.signal_spikes(delta, gamma, R=markov.R, W=W_on, mu_norm2=3.0)
     ref_on = theory.signal(delta, 3 * gamma, theory_heads.pencil(markov.R, W_on)[0], 1.0, 3.0)
     red_err = max(red_err, abs(multi.sample_eigenvalue[0] - ref_on.sample_eigenvalue))
     pairs = [(procs[name].R, r[f"W/{name}"]) for name in cases]
@@ -103,9 +100,9 @@ def _identities(r, rep, procs, cases, B_of):
     # the thresholds bracket the outliers: spike k present 1% above its threshold, absent 1% below
     thr_side = []
     for R, W in pairs:
-        for k, m2 in enumerate(theory_heads.signal_thresholds(R, W, delta, gamma)[1]):
+        for k, m2 in enumerate(theory_heads.head_thresholds(delta, gamma, R=R, W=W)[1]):
             if np.isfinite(m2) and m2 > 0:
-                sides = [theory_heads.signal_spikes(R, W, delta, gamma, f * m2).sample_eigenvalue[k]
+                sides = [theory_heads.signal_spikes(delta, gamma, R=R, W=W, mu_norm2=f * m2).sample_eigenvalue[k]
                          for f in (1.01, 0.99)]
                 thr_side.append(bool(np.isfinite(sides[0]) and np.isnan(sides[1])))
     # the pencil against the page's direct search of the span

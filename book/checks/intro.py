@@ -73,7 +73,7 @@ def caption_point(settings: list, mean_u) -> tuple[int, float]:
     pred = np.array([s.signal().sample_overlap for s in settings])
     miss = int(np.nanargmax(np.asarray(mean_u) - pred))
     s = settings[miss]
-    return miss, abs(fluctuations.window_position(s.theta, s.delta, s.gamma, s.d))
+    return miss, abs(fluctuations.window_position(s.delta, s.gamma, theta=s.theta, d=s.d))
 
 
 def check(r: dict) -> Report:
@@ -87,7 +87,7 @@ def check(r: dict) -> Report:
     z = (r["mean_u"] - pred) / r["sem_u"]
     worst = float(np.abs(z[far]).max())
     rep.row("lead figure: recovery against theory, x ≥ 1.5 x*", worst, 4, "standard errors", worst < 4)
-    edge = np.array([theory.edge_overlap_ratio(s.theta, delta, gamma) / d
+    edge = np.array([theory.edge_overlap_ratio(delta, gamma, theta=s.theta) / d
                      for s, b in zip(settings, below) if b])
     below_ratio = float((r["mean_h"][below] / (2 * edge)).max())
     rep.row("lead figure: overlap with ĥ for x ≤ 0.8 x*, over 2 𝔯(θ)/d", below_ratio, 1, "ratio",

@@ -59,14 +59,14 @@ def check(r: dict) -> Report:
     rep.row("G(λ + iε) of the spectra", g_ratio, 1, RATIO, g_ratio < 1)
 
     thetas, delta_s, top, overlap = r["thetas"], float(r["delta_s"]), r["top"], r["overlap"]
-    spike = theory.spike(thetas, delta_s, 1.0)  # gamma plays no role at this level
+    spike = theory.spike(delta_s, 1.0, theta=thetas)  # gamma plays no role at this level
     above = thetas - delta_s >= 2 * np.sqrt(delta_s)
     trials = top.shape[1]
     z_top = (top.mean(1) - spike.population_eigenvalue) / (top.std(1, ddof=1) / np.sqrt(trials))
     z_ov = (overlap.mean(1) - spike.population_overlap) / (overlap.std(1, ddof=1) / np.sqrt(trials))
     z_worst = float(max(np.abs(z_top[above]).max(), np.abs(z_ov[above]).max()))
     rep.row("outlier and overlap at x ≥ 2√δ (worst)", z_worst, 4, "standard errors", z_worst < 4)
-    roots = [theory.population_outlier_numeric(t, delta_s)[0] for t in thetas[above]]
+    roots = [theory.population_outlier_numeric(delta_s, theta=t)[0] for t in thetas[above]]
     secular = float(np.max(np.abs(roots / spike.population_eigenvalue[above] - 1)))
     rep.row("outlier against the root of G(λ) = 1/θ", below(secular, 1e-9), 1e-9, "relative error",
             secular < 1e-9)

@@ -6,7 +6,8 @@ footer (used by tests/browser/test_book_in_browser.py, which opens every page on
   read colours; dark mode is set as the theme's colour-mode button sets it, and checked on ``<html
   data-theme>``). Every violation found, of any impact, is written to ``_build/accessibility-report.json``;
   the test fails on the serious and critical ones, naming rule, mode and the first elements.
-* **The footer** gives the version of pyproject.toml (read by ``_ext/edition.py``), a commit and a date.
+* **The footer** gives the version of pyproject.toml (read by ``_ext/edition.py``), a commit and a date; in a
+  build without the PDF (``make book``) it says how to make it, and no link leads to the missing PDF.
 """
 
 from __future__ import annotations
@@ -90,3 +91,16 @@ def audit(page, page_path: str) -> list[str]:
         problems.append(f"the footer should give version {version}, a commit and a date: {footer!r}")
     write_report()
     return problems
+
+
+def pdf_links(links: list[str], footer: str | None, html_root) -> list[str]:
+    """No dead link whichever of ``make book`` and ``make pdf`` ran first (issue 35): a build without the PDF
+    links none and its footer says how to make it; after ``make pdf`` the links to the PDF are internal links,
+    resolved with the others by the caller."""
+    if (html_root / edition.PDF_NAME).is_file():
+        return []
+    to_pdf = sorted({u for u in links if edition.PDF_NAME in u})
+    footer = " ".join((footer or "").split())
+    return ([f"links to a PDF the build does not have: {to_pdf}"] if to_pdf else []) + (
+        [] if "run make pdf" in footer else [f"the footer of a build without the PDF should say 'run make pdf': "
+                                             f"{footer!r}"])

@@ -67,8 +67,8 @@ def expected(kind: str, s: dict, f: dict) -> dict:
         from attnlib.views import webstills
 
         R, W = _process({**s, **f}).R, webstills.heads_matrix(s, f["T"])
-        thr = theory_heads.signal_thresholds(R, W, s["delta"], s["gamma"])[1]
-        sp = theory_heads.signal_spikes(R, W, s["delta"], s["gamma"], s["mu_norm2"])
+        thr = theory_heads.head_thresholds(s["delta"], s["gamma"], R=R, W=W)[1]
+        sp = theory_heads.signal_spikes(s["delta"], s["gamma"], R=R, W=W, mu_norm2=s["mu_norm2"])
         out = {f"spike-{k + 1}": [thr[k], sp.sample_eigenvalue[k], sp.sample_overlap[k]] for k in range(thr.size)}
         out["edge"] = [theory.HeadsBulk(s["delta"], s["gamma"], W.T @ W).upper]
         return out
@@ -89,7 +89,7 @@ def _primer(s: dict) -> dict:
     if view == "MP law":
         lo, hi = theory.MarchenkoPastur(delta).support
         return {"edges": [lo, hi], "g_edge": [theory.mp_stieltjes_complex(hi, delta).real]}
-    sp = theory.spike(s["theta"], delta, gamma)
+    sp = theory.spike(delta, gamma, theta=s["theta"])
     if view == "spike":
         return {"threshold": [theory.thresholds(delta, gamma)[0]], "outlier": [sp.population_eigenvalue],
                 "overlap": [sp.population_overlap]}

@@ -13,6 +13,9 @@ For every page of the built HTML (chapters discovered from ``_toc.yml`` and from
 * every internal ``<a href>`` resolves to a built file, and its ``#fragment`` to an element id there;
 * no Markdown reached the page unrendered (a table output shown as raw ``| a | b |`` text);
 * the footer names the authors and the copyright year, and nothing links to a wrong repository;
+* no dead link, whichever of ``make book`` and ``make pdf`` ran first: a build without the PDF (``make book``,
+  and ``make test``) links none and its footer says how to make it; after ``make pdf`` the links to the PDF
+  resolve like every internal link;
 * axe-core finds no serious or critical violation in light and dark mode, and the footer gives the edition
   (accessibility.py);
 * with ``ATTNLIB_FULL_SCREENSHOTS=1``, a full-page screenshot of the pages that are not chapters (the reading
@@ -354,6 +357,7 @@ def renders_offline(page_path, html_root, base_url, browser, screenshots_dir):
         problems.append(f"links to another project's repository: {wrong_repo}")
     if v.footer is None or not all(s in v.footer for s in FOOTER_MUST_CONTAIN):
         problems.append(f"footer should contain {FOOTER_MUST_CONTAIN}, got {v.footer!r}")
+    problems += accessibility.pdf_links(v.links, v.footer, html_root)
     assert not problems, f"{page_path}:\n  " + "\n  ".join(problems)
 
 

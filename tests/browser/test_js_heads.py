@@ -64,12 +64,12 @@ def heads_points() -> list[dict]:
         R = positional.family(p["family"], 16, **{k: p[k] for k in positional.PARAMETERS}).R
         W = model_heads.causal_heads(16, p["taus"], reversed_heads=tuple(p["reversed"]))
         A, B = theory_heads.head_matrices(R, W)
-        pop, smp = theory_heads.signal_thresholds(R, W, p["delta"], p["gamma"])
-        sp = theory_heads.signal_spikes(R, W, p["delta"], p["gamma"], p["mu2"])
+        pop, smp = theory_heads.head_thresholds(p["delta"], p["gamma"], R=R, W=W)
+        sp = theory_heads.signal_spikes(p["delta"], p["gamma"], R=R, W=W, mu_norm2=p["mu2"])
         p["ref"] = {"thr_pop": pop, "thr_smp": smp, "pop_eig": sp.population_eigenvalue,
                     "smp_eig": sp.sample_eigenvalue, "pop_ov": sp.population_overlap, "smp_ov": sp.sample_overlap,
                     "edge": theory.HeadsBulk(p["delta"], p["gamma"], B).upper,
-                    "pop_edge": theory_heads.population_edge(B, p["delta"]),
+                    "pop_edge": theory_heads.population_edge(p["delta"], B=B),
                     "y_star": theory_heads.critical_point(B, p["delta"], p["gamma"])}
         out.append(p)
     return out

@@ -187,7 +187,7 @@ def python_reference(bulk, spikes, families) -> dict:
     lo, hi = theory.Bulk(bulk["edges_delta"], bulk["edges_gamma"], bulk["edges_kappa"]).support
     pop, smp = theory.thresholds(bulk["edges_delta"], bulk["edges_gamma"])
     d, g, k = spikes["delta"], spikes["gamma"], spikes["kappa"]
-    s = theory.spike(spikes["theta"], d, g, k)
+    s = theory.spike(d, g, theta=spikes["theta"], kappa=k)
     u = theory.signal(d, g, spikes["alpha"], k, spikes["mu_norm2"])
     m = theory.mean_spike(d, g, spikes["weight_sum"], k)
     thr = theory.signal_thresholds(d, g, spikes["alpha"], k)

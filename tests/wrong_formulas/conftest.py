@@ -60,7 +60,7 @@ def replaced(function, **changes):
 def spike_with(field, change):
     """``theory.spike`` with ``field`` replaced by ``change(spike, x, delta, gamma, kappa)``, x = theta - delta."""
     from attnlib.theory import _spikes
-    return replaced(_spikes.spike, **{field: lambda sp, theta, delta, gamma, kappa=1.0, **_: change(
+    return replaced(_spikes.spike, **{field: lambda sp, delta, gamma, theta, kappa=1.0, **_: change(
         sp, np.asarray(sp.theta, dtype=float) - delta, delta, gamma, kappa)})
 
 

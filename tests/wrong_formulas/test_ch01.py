@@ -43,7 +43,8 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
     "uncentred covariance without the mean term": (generative, "population_covariance", lambda v, w, R, *,
         centered=True, parts=False: _cov(v, w, R, centered=True, parts=parts)),
     # the mean spike's strength with sum w instead of (sum w)^2 (equal when the weights sum to one)
-    "mean spike with sum w": (_spikes, "mean_spike_strength", lambda wsum, kappa, delta: wsum * delta / kappa),
+    "mean spike with sum w": (_spikes, "mean_spike_strength",
+                              lambda delta, weight_sum, kappa: weight_sum * delta / kappa),
     "spike strength without delta": (_spikes, "spike_strength", rho_for_theta),
     # Gaussian signs: R = Gamma instead of (2/pi) arcsin Gamma
     "Gaussian signs without arcsin": (positional, "gaussian_signs", lambda Gamma: dataclasses.replace(

@@ -9,12 +9,13 @@ from .conftest import page_tests
 RESULTS, _spectral = load("07_experiments"), C.spectral_prediction
 
 def _label_separation(snr):  # varsigma^2 = snr(a, M, alpha, kappa, delta), M = (||mu||^2 + delta) / (1 - delta)
-    def wrong(a, mu_norm2, delta, alpha, kappa):
+    def wrong(delta, a, mu_norm2, alpha, kappa):
         return float(snr(a, (mu_norm2 + delta) / (1 - delta), alpha, kappa, delta))
     return wrong
 
-def _overlap_with_u(a, theta, delta, gamma, kappa, mu_norm2, *, h_norm2=None, n_anchor=None):
-    right = _spectral(a, theta, delta, gamma, kappa, mu_norm2, h_norm2=h_norm2, n_anchor=n_anchor)
+def _overlap_with_u(delta, gamma, a, theta, kappa, mu_norm2, *, h_norm2=None, n_anchor=None):
+    right = _spectral(delta, gamma, a=a, theta=theta, kappa=kappa, mu_norm2=mu_norm2, h_norm2=h_norm2,
+                      n_anchor=n_anchor)
     if right.eta2 == 0.0:
         return right
     # <v, h>^2 = ||h||^2 x (overlap with h) x ||mu||^2/(||mu||^2 + delta): the overlap with u for the one with h

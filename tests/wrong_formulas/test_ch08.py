@@ -11,7 +11,7 @@ RESULTS, _mp_edges = load("08_explore"), _law.mp_edges
 WRONG = {
     # the paper's rho = alpha ||mu||^2 / kappa as the spike strength (the outlier moves from 0.421 to 0.318)
     "explore: the paper's rho as the spike strength": (_spikes, "spike_strength",
-        lambda alpha, kappa, mu_norm2, delta: _spikes.paper_rho(alpha, kappa, mu_norm2)),
+        lambda delta, alpha, kappa, mu_norm2: _spikes.paper_rho(alpha, kappa, mu_norm2)),
     # the one-stage outlier: the population outlier kappa (x+1)(x+delta)/x taken for the sample one (0.400
     # instead of 0.421), forgetting the factor (x+gamma)/x of the N samples
     "explore: sample outlier at the population outlier": (_spikes, "spike", spike_with(

@@ -23,8 +23,8 @@ def _edge_constant_without_kappa(delta, gamma, kappa=1.0):
 
 def _population_overlap_slope(delta, gamma):
     x, h = theory.critical_x(delta, gamma)[0], 1e-7
-    return float((theory.spike(delta + x + h, delta, gamma).population_overlap
-                  - theory.spike(delta + x, delta, gamma).population_overlap) / h)
+    return float((theory.spike(delta, gamma, theta=delta + x + h).population_overlap
+                  - theory.spike(delta, gamma, theta=delta + x).population_overlap) / h)
 
 WRONG = {  # name: (module, function, wrong formula) or a list of them
     # the outlier's sampling variance as if the pooled sign were Gaussian (kurt(w^T xi) = 3)

@@ -69,10 +69,10 @@ WRONG = {  # name: (module, function, wrong function)
     "limit weights without tau": (W, "causal", lambda T, tau=0.0, *, strict=False: _causal(T, 0.0, strict=strict)),
     # the Fisher ceiling Phi(varsigma^2) instead of Phi(varsigma)
     "Fisher accuracy of varsigma squared":
-        (C, "fisher_ceiling", lambda a, mu_norm2, delta, alpha, kappa: float(ndtr(C.label_separation(
-            a, mu_norm2, delta, alpha, kappa)))),
+        (C, "fisher_ceiling", lambda delta, a, mu_norm2, alpha, kappa: float(ndtr(C.label_separation(
+            delta, a=a, mu_norm2=mu_norm2, alpha=alpha, kappa=kappa)))),
     # the label's Fisher separation replaced by the spike strength alpha/kappa (the alpha/kappa optimum as target)
-    "label separation as alpha over kappa": (C, "label_separation", lambda a, mu_norm2, delta, alpha, kappa: float(
+    "label separation as alpha over kappa": (C, "label_separation", lambda delta, a, mu_norm2, alpha, kappa: float(
         alpha / kappa * (mu_norm2 + delta) / (1 - delta))),
     # the layer's sample outlier placed at the population outlier
     "layer outlier at the population outlier": (S, "spike", spike_with("sample_eigenvalue", lambda sp, *_: np.where(

@@ -13,17 +13,17 @@ from .conftest import page_tests, replaced
 RESULTS = load("11_universality")
 _map, _signal_function, _critical, _scatter = G._map, G.signal_function, G.critical_mu_norm2, C.scatter_eigenvalues
 
-def _not_normalised(y, population, delta, mu_norm2=0.0, mu_weights=None):  # F without its 1 / (1 + delta psi)
-    F_, dF = _signal_function(y, population, delta, mu_norm2, mu_weights)
+def _not_normalised(delta, y, population, mu_norm2=0.0, mu_weights=None):  # F without its 1 / (1 + delta psi)
+    F_, dF = _signal_function(delta, y=y, population=population, mu_norm2=mu_norm2, mu_weights=mu_weights)
     if population.side == "tokens":
         return F_, dF
     y = np.asarray(y, dtype=float)
     den, ds = 1 + delta * population.psi(y), population.psi(y, derivative=True)
     return F_ * den, dF * den + F_ * delta * ds
 
-def _independent_centroid(y, population, delta, mu_norm2=0.0, mu_weights=None):  # F = ||h||^2 G, h independent
+def _independent_centroid(delta, y, population, mu_norm2=0.0, mu_weights=None):  # F = ||h||^2 G, h independent
     if population.side != "tokens":
-        return _signal_function(y, population, delta, mu_norm2, mu_weights)
+        return _signal_function(delta, y=y, population=population, mu_norm2=mu_norm2, mu_weights=mu_weights)
     y, h2 = np.asarray(y, dtype=float), mu_norm2 + delta * population.moment(2)
     return h2 / (delta * y), -h2 / (delta * y**2)
 
@@ -55,20 +55,22 @@ WRONG = {  # name: (module, function, wrong function)
     "Zipf map with delta and gamma swapped": (G, "_map", lambda y, H, delta, gamma: _map(
         y, H, *((gamma, delta) if H.side == "tokens" and gamma > 0 else (delta, gamma)))),
     # the sample overlap factor of the generalised spike left out (population overlap reported for S)
-    "generalised overlap without the sample stage": (G, "signal", replaced(
-        G.signal, sample_overlap=lambda sp, *_, **__: sp.population_overlap if np.isfinite(sp.sample_eigenvalue)
+    "generalised overlap without the sample stage": (G, "population_signal", replaced(
+        G.population_signal,
+        sample_overlap=lambda sp, *_, **__: sp.population_overlap if np.isfinite(sp.sample_eigenvalue)
         else sp.sample_overlap)),
     # the threshold on ||mu||^2 with mu always on the largest atom, wherever it lies
-    "anisotropic threshold ignoring where mu lies": (G, "critical_mu_norm2", lambda snr, population, delta, gamma, *,
-                                                     mu_fractions=None: _critical(snr, population, delta, gamma)),
+    "anisotropic threshold ignoring where mu lies": (G, "critical_mu_norm2", lambda delta, gamma, snr, population, *,
+                                                     mu_fractions=None: _critical(delta, gamma, snr=snr,
+                                                                                  population=population)),
     # the centroid shift with the vocabulary size instead of the effective vocabulary: d / V
     "Zipf centroid shift d over V": (F, "centroid_shift", lambda d, frequencies, classes=2: float(
         d / (classes * len(frequencies)))),
     # the between-class scatter from the Gram matrix of the means, without the 1/K
     "class scatter without 1/K": (C, "scatter_eigenvalues", lambda means: np.asarray(means).shape[0] * _scatter(means)),
     # the class spikes without the centroid noise: theta_j = (alpha/kappa) o_j
-    "class spikes without delta": (_spikes, "class_spikes", lambda nu, delta, gamma, snr, kappa=1.0: theory.spike(
-        snr * np.asarray(nu), delta, gamma, kappa, direction="between-class")),
+    "class spikes without delta": (_spikes, "class_spikes", lambda delta, gamma, nu, snr, kappa=1.0: theory.spike(
+        delta, gamma, theta=snr * np.asarray(nu), kappa=kappa, direction="between-class")),
     # the K-class label correlation as the probability that two labels agree, 1/K + (1 - 1/K) p^|t-s|
     "K-class correlation as agreement probability": (C.LabelChain, "R", property(lambda self: 1 / self.K + (
         1 - 1 / self.K) * self.p ** np.abs(np.subtract.outer(np.arange(self.T), np.arange(self.T))))),

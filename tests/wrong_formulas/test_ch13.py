@@ -28,12 +28,13 @@ WRONG = {
     # the threshold cubic with the delta <-> gamma symmetry broken: sigma_2 = delta + gamma + delta^2
     "sample threshold cubic with delta^2 for delta gamma": (_law, "critical_x", _cubic_with_delta_squared),
     # the resolvent route with its residue missing the factor 1 / zeta(m*)
-    "resolvent residue without 1/zeta": (_routes, "sample_spike_resolvent", lambda th, dl, gm, kappa=1.0: (
-        lambda lam, ov: (lam, ov * lam / kappa if np.isfinite(lam) else ov))(*_resolvent(th, dl, gm, kappa))),
+    "resolvent residue without 1/zeta": (_routes, "sample_spike_resolvent", lambda delta, gamma, theta, kappa=1.0: (
+        lambda lam, ov: (lam, ov * lam / kappa if np.isfinite(lam) else ov))(
+            *_resolvent(delta, gamma, theta=theta, kappa=kappa))),
     # no trace of the spike at the edge: the edge-overlap ratio of a random direction, 1
-    "edge overlap ratio 1": (_routes, "edge_overlap_ratio", lambda theta, delta, gamma: 1.0),
+    "edge overlap ratio 1": (_routes, "edge_overlap_ratio", lambda delta, gamma, theta: 1.0),
     # the strength of the vocabulary-mean spike without the factor ||g||^2 -> delta
-    "mean spike strength without delta": (_spikes, "mean_spike_strength", lambda weight_sum, kappa,
-                                          delta: np.asarray(weight_sum) ** 2 / kappa),
+    "mean spike strength without delta": (_spikes, "mean_spike_strength", lambda delta, weight_sum,
+                                          kappa: np.asarray(weight_sum) ** 2 / kappa),
 }
 test_holds, test_rejects = page_tests(ch13, RESULTS, WRONG)

@@ -1,6 +1,7 @@
 """Wrong formulas that the closing checks of book/14_weights_derivations.md reject."""
 
 import numpy as np
+from scipy.special import ndtr
 
 from attnlib.model import positional as P
 from attnlib.theory import single_token
@@ -39,7 +40,12 @@ WRONG = {
                                               lambda delta, gamma, tail=single_token.TAIL: (np.ones(1), np.ones(1))),
     # the anchors' chance of picking the wrong sign left out of the spectral prediction
     "spectral prediction without the sign error": (classification, "spectral_prediction",
-        lambda *numbers, h_norm2=None, n_anchor=None: _spectral(*numbers, h_norm2=h_norm2)),
+        lambda *numbers, h_norm2=None, n_anchor=None, **named: _spectral(*numbers, h_norm2=h_norm2,
+                                                                             **named)),
+    # the plug-in Gaussian formula with the second moment u^T Sigma u taken as the within-class variance
+    # (the class mean not subtracted): Phi(m / sqrt(q)) instead of Phi(m / sqrt(q - m^2))
+    "plug-in accuracy without the class mean in the variance": (classification, "projection_accuracy",
+        lambda class_mean, second_moment: ndtr(np.asarray(class_mean) / np.sqrt(second_moment))),
     # the Markov sampler keeping its sign with probability r, not (1 + r)/2: its correlations drawn again (0.1 s)
     "a wrong Markov sampler": (P, "_sample_markov", markov_keeping_with_r),
 }

@@ -7,7 +7,7 @@ from attnlib.theory import _heads_bulk as HB, heads as H, layers as L
 from checks import ch15, load
 from .conftest import page_tests
 
-RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, HB.density, H.signal_thresholds
+RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, HB.density, H.head_thresholds
 
 def _orthonormal_noise(vocab, R, W, *, centered=True):  # (tr B / H) I ⊗ W' for the noise part B ⊗ W'
     W = np.asarray(W, dtype=float)
@@ -28,7 +28,7 @@ def _transposed_readout(T, taus, *, residual=False):  # Q 1 / T for Q^T 1 / T (r
 
 WRONG = {  # name: (module, function, wrong function)
     # the heads treated as orthonormal in the covariance
-    "heads covariance with orthonormal noise": (M, "population_covariance", _orthonormal_noise),
+    "heads covariance with orthonormal noise": (M, "heads_population_covariance", _orthonormal_noise),
     # the sample map with gamma, not H gamma: the H heads' dimension dH forgotten
     "sample map without the heads' dimension":
         (H, "_z", lambda y, b, delta, gamma, derivative: _z(y, b, delta, gamma / b.size, derivative)),
@@ -45,7 +45,7 @@ WRONG = {  # name: (module, function, wrong function)
         H.check_heads(W, np.shape(R)[0]).T @ np.asarray(R) @ H.check_heads(W, np.shape(R)[0]))[::-1]),
     # both thresholds read at the population edge (the sample's critical point forgotten)
     "sample threshold at the population edge":
-        (H, "signal_thresholds", lambda R, W, delta, gamma: 2 * _thresholds(R, W, delta, gamma)[:1]),
+        (H, "head_thresholds", lambda delta, gamma, R, W: 2 * _thresholds(delta, gamma, R=R, W=W)[:1]),
     # every layer scored as the first: softmax of tau I, the outputs' Gram matrix forgotten
     "second layer scored like the first": (L, "stack", lambda T, taus, *, residual=False: [
         L.causal_softmax(tau * np.eye(T)) for tau in np.atleast_1d(np.asarray(taus, dtype=float))]),

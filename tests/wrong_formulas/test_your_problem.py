@@ -13,7 +13,7 @@ RESULTS, _thresholds, _spike_variance = load("your_problem"), _spikes.signal_thr
 
 def _through_eigenvalue(delta, gamma, theta, d, *, kappa=1.0, mu_norm2=0.0, beta4=3.0):
     v = _spike_variance(delta, gamma, theta, d, kappa=kappa, mu_norm2=mu_norm2, beta4=beta4)
-    lo, hi = (theory.spike(theta + e, delta, gamma, kappa) for e in (-1e-6, 1e-6))
+    lo, hi = (theory.spike(delta, gamma, theta=theta + e, kappa=kappa) for e in (-1e-6, 1e-6))
     slope = (hi.sample_overlap - lo.sample_overlap) / (hi.sample_eigenvalue - lo.sample_eigenvalue)
     return dataclasses.replace(v, overlap_h=slope**2 * v.eigenvalue)
 

@@ -36,7 +36,7 @@ from attnlib.views.explorers._widgets import Explorer, measure_latency
 from attnlib.views.explorers.phase import PhaseExplorer, phase_explorer
 from attnlib.views.explorers.spectrum import SpectrumExplorer, spectrum_explorer
 from attnlib.views.explorers.weights import WeightsExplorer, weights_explorer
-from attnlib.views.figures.phase import (REGION_COLORS, REGION_KEYS, REGIONS, PhaseState, phase_figure,
+from attnlib.views.figures.phase import (REGION_COLORS, REGION_KEYS, REGION_DESCRIPTIONS, PhaseState, phase_figure,
                                          phase_theory)
 from attnlib.views.figures.spectrum import (SpectrumState, simulation_setting, spectrum_figure,
                                             spectrum_simulation, spectrum_theory)
@@ -57,7 +57,7 @@ __all__ = [
     "spectrum_explorer",
     "SpectrumExplorer",
     "PhaseState",
-    "REGIONS",
+    "REGION_DESCRIPTIONS",
     "REGION_KEYS",
     "REGION_COLORS",
     "phase_theory",

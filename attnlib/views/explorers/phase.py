@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from attnlib.views.controls import resolve_state
 from attnlib.views.explorers._widgets import Explorer
-from attnlib.views.figures.phase import PhasePlot, PhaseState, phase_theory, readout
+from attnlib.views.figures.phase import PhasePlot, PhaseState, phase_readout, phase_theory
 
 __all__ = ["PhaseExplorer", "phase_explorer"]
 
@@ -13,7 +13,7 @@ class PhaseExplorer(Explorer):
     """Phase-diagram explorer (an ``ipywidgets.VBox``); see :func:`phase_explorer`."""
 
     kind, plot_class = "phase", PhasePlot
-    theory_function, readout_function = staticmethod(phase_theory), staticmethod(readout)
+    theory_function, readout_function = staticmethod(phase_theory), staticmethod(phase_readout)
 
 
 def phase_explorer(state: PhaseState | None = None, **overrides):

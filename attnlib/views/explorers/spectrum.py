@@ -5,7 +5,8 @@ from __future__ import annotations
 from attnlib.numerics import checks as _v
 from attnlib.views.controls import resolve_state
 from attnlib.views.explorers._widgets import Explorer
-from attnlib.views.figures.spectrum import SpectrumPlot, SpectrumState, readout, spectrum_simulation, spectrum_theory
+from attnlib.views.figures.spectrum import (SpectrumPlot, SpectrumState, spectrum_readout, spectrum_simulation,
+                                            spectrum_theory)
 
 __all__ = ["SpectrumExplorer", "spectrum_explorer"]
 
@@ -43,7 +44,7 @@ class SpectrumExplorer(Explorer):
         return super().update(**changes)
 
     def readout_html(self, state, th):
-        return readout(state, th, self.draw)
+        return spectrum_readout(state, th, self.draw)
 
     def simulate(self):
         """Draw and show a fresh simulated spectrum for the current state (the button)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from attnlib.views.controls import resolve_state
 from attnlib.views.explorers._widgets import Explorer
-from attnlib.views.figures.weights import WeightsPlot, WeightsState, readout, weights_theory
+from attnlib.views.figures.weights import WeightsPlot, WeightsState, weights_readout, weights_theory
 
 __all__ = ["WeightsExplorer", "weights_explorer"]
 
@@ -13,7 +13,7 @@ class WeightsExplorer(Explorer):
     """Weights explorer (an ``ipywidgets.VBox``); see :func:`weights_explorer`."""
 
     kind, plot_class = "weights", WeightsPlot
-    theory_function, readout_function = staticmethod(weights_theory), staticmethod(readout)
+    theory_function, readout_function = staticmethod(weights_theory), staticmethod(weights_readout)
 
 
 def weights_explorer(state: WeightsState | None = None, **overrides):

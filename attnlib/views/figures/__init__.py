@@ -9,4 +9,6 @@ HTML book's live explorers (:mod:`attnlib.views.webexplorer`) draw their stills 
 
 from attnlib.views.figures import canvas, centroid, phase, spectrum, weights
 
-__all__ = ["canvas", "centroid", "phase", "spectrum", "weights"]
+# ``weights`` is a submodule as well (``import attnlib.views.figures.weights``), left out of ``__all__``: the name
+# is ``attnlib.weights`` (the model's pooling weights) everywhere else (one name, one object).
+__all__ = ["canvas", "centroid", "phase", "spectrum"]

@@ -19,13 +19,13 @@ from attnlib.views.controls import CONTROLS, GAMMA_MAX, THETA_MAX, resolve_state
 from attnlib.views.figures.canvas import (fmt, html_table, new_figure,
     static_figure)
 
-__all__ = ["PhaseState", "REGION_KEYS", "REGIONS", "REGION_COLORS", "phase_theory", "phase_figure", "PhasePlot",
-           "readout"]
+__all__ = ["PhaseState", "REGION_KEYS", "REGION_DESCRIPTIONS", "REGION_COLORS", "phase_theory", "phase_figure",
+           "PhasePlot", "phase_readout"]
 
 #: Short keys of the regions, indexed by the codes of :func:`attnlib.theory.regions`.
 REGION_KEYS = ("none", "population", "sample")
 #: What each region means, keyed by :data:`REGION_KEYS`.
-REGIONS = dict(zip(REGION_KEYS, (
+REGION_DESCRIPTIONS = dict(zip(REGION_KEYS, (
     "no outlier: θ below the population threshold δ+√δ",
     "the population covariance has an outlier, but N samples are too few to see it",
     "sample outlier: the top eigenvector of S carries the signal",
@@ -75,7 +75,7 @@ def phase_theory(state: PhaseState | None = None, *, points: int = 120, **overri
     dict
         ``gamma_grid``, ``theta_population`` (a number: delta + sqrt(delta)), ``theta_sample`` (the sample
         threshold along ``gamma_grid``), ``thresholds_here`` (both at the point's gamma), ``region_code``
-        (:func:`attnlib.theory.regions`) and ``region`` (its key in ``REGIONS``), ``spike``
+        (:func:`attnlib.theory.regions`) and ``region`` (its key in ``REGION_DESCRIPTIONS``), ``spike``
         (:class:`attnlib.theory.Spike` at the point, overlaps against h, kappa = 1), and ``theta_grid`` with
         the population and sample overlap curves at the point's gamma.
     """
@@ -83,9 +83,9 @@ def phase_theory(state: PhaseState | None = None, *, points: int = 120, **overri
     points = _v.positive_int("points", points, minimum=2)
     gamma_grid = np.linspace(GAMMA_MAX / points, GAMMA_MAX, points)
     theta_pop, theta_smp = theory.thresholds(state.delta, gamma_grid)
-    code = theory.regions(state.theta, state.delta, state.gamma)
+    code = theory.regions(state.delta, state.gamma, theta=state.theta)
     theta_grid = np.linspace(0.0, THETA_MAX, _THETA_POINTS)
-    curves = theory.spike(theta_grid, state.delta, state.gamma, 1.0, direction="h")
+    curves = theory.spike(state.delta, state.gamma, theta=theta_grid, kappa=1.0, direction="h")
     return {
         "gamma_grid": gamma_grid,
         "theta_population": theta_pop,
@@ -93,7 +93,7 @@ def phase_theory(state: PhaseState | None = None, *, points: int = 120, **overri
         "thresholds_here": theory.thresholds(state.delta, state.gamma),
         "region_code": code,
         "region": REGION_KEYS[code],
-        "spike": theory.spike(state.theta, state.delta, state.gamma, 1.0, direction="h"),
+        "spike": theory.spike(state.delta, state.gamma, theta=state.theta, kappa=1.0, direction="h"),
         "theta_grid": theta_grid,
         "population_overlap": curves.population_overlap,
         "sample_overlap": curves.sample_overlap,
@@ -156,11 +156,11 @@ def phase_figure(state: PhaseState | None = None, **overrides):
     return static_figure(PhasePlot, phase_theory, state, f"regions at δ = {fmt(state.delta)}")
 
 
-def readout(state: PhaseState, th: dict) -> str:
+def phase_readout(state: PhaseState, th: dict) -> str:
     sp = th["spike"]
     pop, smp = th["thresholds_here"]
     return html_table([
-        ["region", REGIONS[th["region"]]],
+        ["region", REGION_DESCRIPTIONS[th["region"]]],
         ["thresholds at this γ: θ_pop, θ_smp", f"{fmt(pop)}, {fmt(smp)}"],
         ["population outlier λ_pop/κ, cos²(v_pop, h)", f"{fmt(sp.population_eigenvalue)}, {fmt(sp.population_overlap)}"],
         ["sample outlier λ/κ, cos²(v̂, h)", f"{fmt(sp.sample_eigenvalue)}, {fmt(sp.sample_overlap)}"],

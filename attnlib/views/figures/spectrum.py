@@ -27,7 +27,7 @@ from attnlib.views.figures.canvas import (AxisLimits, fmt, html_table,
     new_figure)
 
 __all__ = ["SpectrumState", "spectrum_theory", "simulation_setting", "spectrum_simulation", "spectrum_figure",
-           "SpectrumPlot", "readout"]
+           "SpectrumPlot", "spectrum_readout"]
 
 _SIM_COLOR = "#9ecae1"
 _D = {name: control.default for name, control in CONTROLS.items()}
@@ -266,7 +266,7 @@ def _title(state, th, draw) -> str:
     return text
 
 
-def readout(state: SpectrumState, th: dict, draw=None) -> str:
+def spectrum_readout(state: SpectrumState, th: dict, draw=None) -> str:
     sig_u, sig_h = th["signal"], th["signal_h"]
     pop, smp = th["thresholds"]
     rows = [

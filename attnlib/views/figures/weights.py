@@ -20,7 +20,7 @@ from attnlib.views.controls import (CONTROLS, TAU_MAX, WEIGHTINGS, resolve_state
 from attnlib.views.figures.canvas import (AxisLimits, fmt, html_table,
     new_figure, static_figure)
 
-__all__ = ["WeightsState", "TAU_GRID", "weights_theory", "weights_figure", "WeightsPlot", "readout"]
+__all__ = ["WeightsState", "TAU_GRID", "weights_theory", "weights_figure", "WeightsPlot", "weights_readout"]
 
 #: The values of tau along which causal alpha/kappa is drawn.
 TAU_GRID = np.linspace(0.0, TAU_MAX, 81)
@@ -164,7 +164,7 @@ def weights_figure(state: WeightsState | None = None, **overrides):
     return static_figure(WeightsPlot, weights_theory, state, title)
 
 
-def readout(state: WeightsState, th: dict) -> str:
+def weights_readout(state: WeightsState, th: dict) -> str:
     rows = [[name + (f" (τ = {fmt(state.tau)})" if name == "causal" else ""), fmt(a), fmt(k), fmt(s)]
             for name, (a, k, s) in th["scalars"].items()]
     return html_table(rows, header=["weights", "α = wᵀRw", "κ = ‖w‖²", "α/κ"]) + (
