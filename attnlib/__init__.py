@@ -14,8 +14,8 @@ Six layers, each a subpackage, each importing only the layers below it (enforced
       |        progress, heads
     model      positional, weights, kurtosis, limit, setting, noise, frequencies, variants,
       |        generative, pooling, k_classes, heads
-    theory     the closed forms (bulk law, spikes, thresholds, routes), population, single_token,
-      |        spectral_laws, fluctuations, overlap_fluctuations, tracy_widom, heads, layers, tokens,
+    theory     the closed forms (spikes, thresholds, routes), laws (SpectralLaw: Bulk, MarchenkoPastur, ...),
+      |        population, single_token, fluctuations, overlap_fluctuations, tracy_widom, heads, layers, tokens,
       |        finite_attention, classification, window
     numerics   checks (argument validation), linalg (eigen-solvers, the zero rule, BLAS threads),
                products (double-precision products with the table), randomness (the random streams)

@@ -13,7 +13,6 @@ import numpy as np
 import attnlib
 from attnlib import Setting
 from attnlib.engine import compare, slq
-from attnlib.theory import spectral_laws
 from attnlib.model import positional as P
 from attnlib.views.tables import markdown_text
 from timing import fmt_bytes, fmt_time, fresh_process, timed, verdict
@@ -27,7 +26,6 @@ def null_setting(d: int) -> Setting:
 
 _GROWING = """
 from attnlib.engine import compare, operators
-from attnlib.theory import spectral_laws
 from attnlib.model import generative
 s = attnlib.Setting(d={d}, V={V}, N={N}, mu_norm2=0.0, process=attnlib.model.positional.independent(16), weights="mean")
 c = time.perf_counter
@@ -36,7 +34,7 @@ t0 = c(); voc = generative.draw_vocabulary(s.d, s.V, 0.0, rng, dtype=np.float32)
 op = operators.SampleCovariance.from_tokens(voc.table, generative.sample_tokens(s.process.sample(s.N, rng), s.V, rng),
                                             s.weights)
 t2 = c(); est = attnlib.engine.slq.SLQ().estimate(op, rng); t3 = c()
-l1 = est.histogram_l1(spectral_laws.bulk_law(s.delta, s.gamma, s.kappa))
+l1 = est.histogram_l1(attnlib.theory.Bulk(s.delta, s.gamma, s.kappa))
 report(draw=t1 - t0, sequences=t2 - t1, slq=t3 - t2, l1=l1, probes=est.probes, degree=est.degree)
 """
 
@@ -44,7 +42,7 @@ report(draw=t1 - t0, sequences=t2 - t1, slq=t3 - t2, l1=l1, probes=est.probes, d
 def bench_slq(rep, quick: bool, repeats: int):
     d = 200 if quick else 2000
     s = null_setting(d)
-    law = spectral_laws.bulk_law(s.delta, s.gamma, s.kappa)
+    law = attnlib.theory.Bulk(s.delta, s.gamma, s.kappa)
     edges = np.linspace(law.lower, law.upper, 51)
     t_exact, exact = timed(lambda: attnlib.simulate(s, np.random.default_rng(SEED), spectrum="exact"))
     hist = np.histogram(exact.spectrum, bins=edges)[0] / d

@@ -1,6 +1,6 @@
 """Benchmark ``density``: the bulk law computed exactly against general-purpose and Monte-Carlo routes.
 
-attnlib.theory.bulk_density on 10^5 points against (a) freealg's AlgebraicForm fitted to the exact Stieltjes
+attnlib.theory.Bulk.density on 10^5 points against (a) freealg's AlgebraicForm fitted to the exact Stieltjes
 transform of the same law (bench extra, skipped if not installed) and (b) a Monte-Carlo histogram (50 bins, L1
 distance) from the model's own simulation; exactness against a 50-digit mpmath reference (bench extra;
 long-double Newton refinement if mpmath is missing).
@@ -76,16 +76,16 @@ def _reference_density(x, delta, gamma):
 
 
 def _bin_masses(edges, delta, gamma):
-    return np.array([quad(lambda t: theory.bulk_density(t, delta, gamma), a, b, epsabs=1e-13, limit=200)[0]
+    return np.array([quad(lambda t: theory.Bulk(delta, gamma).density(t), a, b, epsabs=1e-13, limit=200)[0]
                      for a, b in zip(edges[:-1], edges[1:])])
 
 
 def bench_density(rep, quick: bool, repeats: int):
-    lo, hi = theory.bulk_edges(DELTA, GAMMA)
+    lo, hi = theory.Bulk(DELTA, GAMMA).support
     n_big, n_small = (10_000, 2_000) if quick else (100_000, 2_000)
     x_big = np.linspace(lo, hi, n_big + 2)[1:-1]
     x_small = np.linspace(lo, hi, n_small + 2)[1:-1]
-    bulk_density = theory.bulk_density
+    bulk_density = lambda x, delta, gamma: theory.Bulk(delta, gamma).density(x)  # noqa: E731
     t = side_by_side({"big": lambda: bulk_density(x_big, DELTA, GAMMA),
                       "small": lambda: bulk_density(x_small, DELTA, GAMMA)}, max(repeats, 5) * 4)
     t_big, t_small = t["big"], t["small"]

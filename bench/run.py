@@ -10,7 +10,7 @@ Usage (from the repository root):
 
 Benchmarks (modules of this folder; public attnlib API only):
 
-density     attnlib.theory.bulk_density against freealg and a Monte-Carlo histogram; exactness (law_bench.py).
+density     attnlib.theory.Bulk.density against freealg and a Monte-Carlo histogram; exactness (law_bench.py).
 draw        one draw by the dense and the matrix-free path side by side at d = 1000-8000, and the floor
             (drawing the vocabulary plus one pass over it); the two paths on the same draw (engine_bench.py).
 large       the matrix-free draw at d = 16,000 in a fresh interpreter: wall time, peak memory, stages, floor.

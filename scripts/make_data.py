@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO))
 import attnlib  # noqa: E402
 from attnlib import Setting, theory  # noqa: E402
 from attnlib.engine import compare
-from attnlib.theory import spectral_laws, fluctuations
+from attnlib.theory import fluctuations
 from attnlib.studies import finite_size
 from attnlib.model import positional, weights
 from attnlib.engine.slq import SLQ  # noqa: E402
@@ -114,7 +114,7 @@ def _draw(setting: Setting, stream, k: int, spectrum):
     draw, h2 = finite_size.centroid_draw(setting, np.random.default_rng(stream), k=k, spectrum=spectrum)
     l1 = np.nan
     if spectrum is not None:
-        law = spectral_laws.bulk_law(setting.delta, setting.gamma, setting.kappa)
+        law = theory.Bulk(setting.delta, setting.gamma, setting.kappa)
         l1 = compare.histogram_l1(draw.spectrum if spectrum == "exact" else draw.density, law)
     return draw.top_eigenvalues, draw.overlaps[1], h2, l1
 

@@ -9,7 +9,7 @@ from scipy.integrate import quad
 
 from attnlib import Setting, sweep, theory
 from attnlib.engine import compare
-from attnlib.theory import spectral_laws
+from attnlib import theory
 from attnlib.studies import token_mixing
 from attnlib.views import plotting
 from attnlib.model import positional
@@ -20,7 +20,7 @@ REGIMES = [(0.5, 0.25), (0.2, 0.8), (2.0, 0.5), (0.5, 3.0), (3.0, 2.0), (1.0, 0.
 def _quantiles(law, n):
     """n points at the (i - 1/2)/n quantiles of ``law`` (zeros for the atom), by bisection on the CDF grid."""
     p = (np.arange(n) + 0.5) / n
-    x = np.interp(p, law._F, law._x)
+    x = np.interp(p, law._table[1], law._table[0])
     return np.where(p <= law.atom, 0.0, x)
 
 
@@ -29,14 +29,14 @@ def _quantiles(law, n):
 
 @pytest.mark.parametrize("delta,gamma", REGIMES)
 def test_bulk_cdf_matches_quadrature_and_ends(delta, gamma):
-    law = spectral_laws.bulk_law(delta, gamma, kappa=1.3)
+    law = theory.Bulk(delta, gamma, 1.3)
     tol = 5e-6 if delta == gamma == 1.0 else 1e-7  # x^(-2/3) hard edge at 0 when delta = gamma = 1
     assert law.cdf(law.upper) == pytest.approx(1.0, abs=tol)
-    assert law.cdf(1e-300) == pytest.approx(theory.zero_atom(delta, gamma), abs=1e-12)
+    assert law.cdf(1e-300) == pytest.approx(theory.Bulk(delta, gamma).atom, abs=1e-12)
     assert law.cdf(-0.1) == 0.0 and law.cdf(10 * law.upper) == 1.0
     for frac in (0.003, 0.5, 0.997):
         x = law.lower + frac * (law.upper - law.lower)
-        val, _ = quad(lambda y: theory.bulk_density(y, delta, gamma, 1.3), law.lower, x, limit=400, epsabs=1e-12)
+        val, _ = quad(lambda y: theory.Bulk(delta, gamma, 1.3).density(y), law.lower, x, limit=400, epsabs=1e-12)
         assert law.cdf(x) == pytest.approx(law.atom + val, abs=tol)
     grid = np.linspace(-1, law.upper * 1.1, 5001)
     assert np.all(np.diff(law.cdf(grid)) >= 0)
@@ -44,15 +44,15 @@ def test_bulk_cdf_matches_quadrature_and_ends(delta, gamma):
 
 @pytest.mark.parametrize("ratio", [0.3, 1.0, 2.5])
 def test_mp_cdf_against_quadrature(ratio):
-    law = spectral_laws.mp_law(ratio, 2.0)
+    law = theory.MarchenkoPastur(ratio, 2.0)
     assert law.atom == pytest.approx(max(0.0, 1 - 1 / ratio))
     for x in np.linspace(law.lower, law.upper, 4)[1:]:
-        val, _ = quad(lambda y: theory.mp_density(y, ratio, 2.0), law.lower, x, limit=400, epsabs=1e-12)
+        val, _ = quad(lambda y: theory.MarchenkoPastur(ratio, 2.0).density(y), law.lower, x, limit=400, epsabs=1e-12)
         assert law.cdf(x) == pytest.approx(law.atom + val, abs=1e-7)
 
 
 def test_bin_masses_sum_to_continuous_mass():
-    law = spectral_laws.bulk_law(2.0, 0.5)
+    law = theory.Bulk(2.0, 0.5)
     edges = np.linspace(law.lower, law.upper, 51)
     masses = law.bin_masses(edges)
     assert np.all(masses >= 0) and masses.sum() == pytest.approx(1 - law.atom, abs=1e-9)
@@ -63,7 +63,7 @@ def test_bin_masses_sum_to_continuous_mass():
 
 @pytest.mark.parametrize("delta,gamma", [(0.5, 0.25), (0.5, 3.0), (3.0, 2.0)])
 def test_distances_vanish_on_quantile_points(delta, gamma):
-    law = spectral_laws.bulk_law(delta, gamma)
+    law = theory.Bulk(delta, gamma)
     x = _quantiles(law, 20_000)
     assert compare.ks_distance(x, law) <= 1 / 20_000 + 1e-6
     assert compare.histogram_l1(x, law, bins=50) < 50 / 20_000
@@ -71,14 +71,14 @@ def test_distances_vanish_on_quantile_points(delta, gamma):
 
 
 def test_ks_matches_scipy_for_a_continuous_law():
-    law = spectral_laws.bulk_law(0.5, 0.25)
+    law = theory.Bulk(0.5, 0.25)
     x = np.random.default_rng(0).uniform(law.lower, law.upper, 3000)
     ref = stats.kstest(x, law.cdf).statistic
     assert compare.ks_distance(x, law) == pytest.approx(ref, abs=1e-12)
 
 
 def test_ks_with_atom_counts_the_jump():
-    law = spectral_laws.bulk_law(2.0, 0.5)  # atom 1/2
+    law = theory.Bulk(2.0, 0.5)  # atom 1/2
     cont = _quantiles(law, 2000)[1000:]  # the continuous half, exactly placed
     no_zeros = compare.ks_distance(cont, law)  # all mass on the continuous part: off by the whole atom
     assert no_zeros == pytest.approx(0.5, abs=1e-3)
@@ -87,10 +87,10 @@ def test_ks_with_atom_counts_the_jump():
 
 
 def test_l1_counts_mass_outside_and_atom():
-    law = spectral_laws.bulk_law(0.5, 0.25)
+    law = theory.Bulk(0.5, 0.25)
     far = np.full(100, 2 * law.upper)
     assert compare.histogram_l1(far, law) == pytest.approx(2.0)
-    law_atom = spectral_laws.bulk_law(0.5, 3.0)
+    law_atom = theory.Bulk(0.5, 3.0)
     x = _quantiles(law_atom, 30_000)
     moved = np.where(x == 0, law_atom.upper * 2, x)  # the atom's mass moved above the support
     assert compare.histogram_l1(moved, law_atom) == pytest.approx(2 * law_atom.atom, abs=3e-3)
@@ -98,18 +98,18 @@ def test_l1_counts_mass_outside_and_atom():
 
 def test_l1_of_iid_sample_is_at_the_sampling_level():
     """i.i.d. draws from the law: L1 ~ sum_i sqrt(p_i/n), so about sqrt(bins/n) (eigenvalues do better)."""
-    law = spectral_laws.bulk_law(0.2, 0.8)
+    law = theory.Bulk(0.2, 0.8)
     u = np.random.default_rng(1).uniform(size=20_000)
-    x = np.interp(u, law._F, law._x)
+    x = np.interp(u, law._table[1], law._table[0])
     l1 = compare.histogram_l1(x, law, bins=50)
     assert 0.3 * np.sqrt(50 / 20_000) < l1 < 1.5 * np.sqrt(50 / 20_000)
 
 
 def test_mp_law_is_far_from_the_bulk_law_on_its_own_samples():
-    law = spectral_laws.bulk_law(0.5, 0.25)
+    law = theory.Bulk(0.5, 0.25)
     x = _quantiles(law, 10_000)
-    assert compare.ks_distance(x, spectral_laws.mp_law(0.25)) > 0.05
-    assert compare.histogram_l1(x, spectral_laws.mp_law(0.25)) > 0.3
+    assert compare.ks_distance(x, theory.MarchenkoPastur(0.25)) > 0.05
+    assert compare.histogram_l1(x, theory.MarchenkoPastur(0.25)) > 0.3
 
 
 # ----------------------------------------------------------------------------- moments, extremes
@@ -121,17 +121,17 @@ def test_spectrum_moments_shapes_and_values():
     assert m.shape == (4, 3)
     np.testing.assert_allclose(m[:, 1], np.mean((ev / 2) ** 2, axis=1))
     assert compare.spectrum_moments(ev[0], 2).shape == (2,)
-    law = spectral_laws.bulk_law(0.5, 3.0)
+    law = theory.Bulk(0.5, 3.0)
     np.testing.assert_allclose(compare.spectrum_moments(_quantiles(law, 200_000), 3),
-                               theory.bulk_moments(3, 0.5, 3.0), rtol=2e-3)
+                               theory.Bulk(0.5, 3.0).moments(3), rtol=2e-3)
 
 
 def test_mp_moments_are_narayana_and_match_density():
-    np.testing.assert_allclose(spectral_laws.mp_moments(4, 0.5), [1, 1.5, 1 + 1.5 + 0.25, 1 + 3 + 1.5 + 0.125])
-    lo, hi = theory.mp_edges(0.7)
-    m3, _ = quad(lambda x: x**3 * theory.mp_density(x, 0.7), lo, hi, limit=200)
-    assert spectral_laws.mp_moments(3, 0.7)[2] == pytest.approx(m3, rel=1e-7)
-    np.testing.assert_allclose(spectral_laws.mp_moments(4, 0.7), theory.bulk_moments(4, 1e-12, 0.7), rtol=1e-9)
+    np.testing.assert_allclose(theory.MarchenkoPastur(0.5).moments(4), [1, 1.5, 1 + 1.5 + 0.25, 1 + 3 + 1.5 + 0.125])
+    lo, hi = theory.MarchenkoPastur(0.7).support
+    m3, _ = quad(lambda x: x**3 * theory.MarchenkoPastur(0.7).density(x), lo, hi, limit=200)
+    assert theory.MarchenkoPastur(0.7).moments(3)[2] == pytest.approx(m3, rel=1e-7)
+    np.testing.assert_allclose(theory.MarchenkoPastur(0.7).moments(4), theory.Bulk(1e-12, 0.7).moments(4), rtol=1e-9)
 
 
 def test_extremes_and_zero_fraction():
@@ -215,7 +215,7 @@ def test_m4_shift_equals_exhaustive_walk_count(w, c):
     """Independent of the derivation's shortcut: count every closed walk on the token-sequence tree. Moments
     1-3 equal MP_c's; the 4th exceeds it by c^2 (sum w^4/kappa^2)^2 = m4_shift(delta, gamma, w) / delta^3."""
     walk = np.array([_walk_moment(k, w, c) for k in range(1, 5)])
-    mp = spectral_laws.mp_moments(4, c)
+    mp = theory.MarchenkoPastur(c).moments(4)
     np.testing.assert_allclose(walk[:3], mp[:3], rtol=1e-12)
     delta = 0.7
     assert walk[3] - mp[3] == pytest.approx(theory.tokens.m4_shift(delta, c * delta, w) / delta**3, rel=1e-10)
@@ -235,7 +235,7 @@ def test_token_mixing_T1_is_poisson():
     V, N = 100_000, 50_000
     c = V / N
     m = np.mean([token_mixing.token_mixing_moments(V, N, [1.0], np.random.default_rng(s)) for s in range(3)], axis=0)
-    mp = spectral_laws.mp_moments(4, c)
+    mp = theory.MarchenkoPastur(c).moments(4)
     np.testing.assert_allclose(m[:3], mp[:3], rtol=0.02)
     assert m[3] == pytest.approx(1 + 6 * c + 7 * c**2 + c**3, rel=0.05)
     assert m[3] - mp[3] == pytest.approx(c**2, abs=1.5)  # per-draw sd 0.77 (8 draws): 3 draws, ~3.4 se
@@ -252,7 +252,7 @@ def test_token_mixing_T2_excess_matches_formula():
     w = np.array([0.7, 0.3])
     draws, tol = 24, 3 * 0.46 / np.sqrt(24)
     m4 = np.mean([token_mixing.token_mixing_moments(V, N, w, np.random.default_rng(10 + s))[3] for s in range(draws)])
-    excess = m4 - spectral_laws.mp_moments(4, V / N)[3]
+    excess = m4 - theory.MarchenkoPastur(V / N).moments(4)[3]
     c, r = V / N, float((w**4).sum() / (w @ w) ** 2)
     assert excess == pytest.approx(theory.tokens.m4_shift(1.0, 2.0, w), abs=tol)  # delta gamma^2 = c^2 at delta = 1
     for wrong in (c**2 * r, 0.0):  # the first-power excess, no excess
@@ -266,14 +266,14 @@ def test_exact_spectra_and_t_departure_shapes():
     np.testing.assert_array_equal(ev, sweep([s], 3, 2, spectrum="exact").spectra[0])
     dep = token_mixing.t_departure(0.5, 0.25, 40, [1, 4], seed=1, draws=2)
     assert dep.m4.shape == (2,) and dep.m4_predicted[0] > dep.m4_predicted[1] > dep.m4_law
-    assert dep.edges == pytest.approx(theory.bulk_edges(0.5, 0.25))
+    assert dep.edges == pytest.approx(theory.Bulk(0.5, 0.25).support)
 
 
 # ----------------------------------------------------------------------------- validation
 
 
 def test_bad_input_raises_named_errors():
-    law = spectral_laws.bulk_law(0.5, 0.25)
+    law = theory.Bulk(0.5, 0.25)
     with pytest.raises(ValueError, match="law"):
         compare.ks_distance([1.0, 2.0], "bulk")
     with pytest.raises(ValueError, match="eigenvalues"):
@@ -283,9 +283,9 @@ def test_bad_input_raises_named_errors():
     with pytest.raises(ValueError, match="bins"):
         compare.histogram_l1([1.0], law, bins=0)
     with pytest.raises(ValueError, match="delta"):
-        spectral_laws.bulk_law(-1, 0.5)
+        theory.Bulk(-1, 0.5)
     with pytest.raises(ValueError, match="ratio"):
-        spectral_laws.mp_law(0.0)
+        theory.MarchenkoPastur(0.0)
     with pytest.raises(ValueError, match="V"):
         token_mixing.token_mixing_moments(11, 10, [1.0], np.random.default_rng(0))
     with pytest.raises(ValueError, match="w"):
@@ -313,7 +313,7 @@ def test_overlay_draws_histogram_and_law():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    law = spectral_laws.bulk_law(0.5, 3.0)
+    law = theory.Bulk(0.5, 3.0)
     x = np.concatenate([np.zeros(5), _quantiles(law, 3000)])  # a few extra zeros, as after centering
     fig, ax = plt.subplots()
     plotting.overlay(ax, x, law, bins=30)

@@ -15,7 +15,7 @@ import pytest
 
 from attnlib import Setting, simulate, sweep
 from attnlib.engine import compare, slq, operators
-from attnlib.theory import spectral_laws
+from attnlib import theory
 from attnlib.model import generative, pooling, positional as P
 
 S400 = Setting(d=400, V=800, N=1600, mu_norm2=0.0, process=P.independent(16), weights="mean")
@@ -46,7 +46,7 @@ def test_slq_density_matches_the_exact_eigenvalues_of_the_same_draw():
     x = np.linspace(0.0, 1.05 * ev.max(), 2001)
     exact_cdf = np.searchsorted(ev, x, side="right") / ev.size
     assert np.abs(est.cdf(x) - exact_cdf).max() < 0.02
-    law = spectral_laws.bulk_law(S400.delta, S400.gamma, S400.kappa)
+    law = theory.Bulk(S400.delta, S400.gamma, S400.kappa)
     edges = np.linspace(law.lower, law.upper, 11)
     counts, _ = np.histogram(ev, bins=edges)
     assert np.abs(est.masses(edges) - counts / ev.size).sum() < 0.05

@@ -302,7 +302,7 @@ def test_critical_window_is_the_tracy_widom_rule(d, gamma):
     base = _setting(weights="mean", d=d, V=2 * d, N=int(d / gamma))
     delta, g = base.delta, base.gamma
     x_star = theory.critical_x(delta, g)[0]
-    q = brentq(lambda u: tracy_widom.cdf(u) - 0.95, 0.0, 3.0, xtol=1e-12)
+    q = brentq(lambda u: tracy_widom.TracyWidom().cdf(u) - 0.95, 0.0, 3.0, xtol=1e-12)
     h = 1e-3
     z2 = (theory.outlier_map(x_star + h, delta, g, 1.0) - 2 * theory.outlier_map(x_star, delta, g, 1.0)
           + theory.outlier_map(x_star - h, delta, g, 1.0)) / h**2

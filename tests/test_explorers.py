@@ -140,7 +140,7 @@ SIM_TOP_BIAS, SIM_SECOND_INSIDE = 0.0025, 0.0054
 def _expected_spectrum(delta, gamma, mu_norm2, w, R):
     """Independent of the explorer: straight from attnlib.theory and attnlib.model.weights."""
     alpha, kappa = float(w @ R @ w), float(w @ w)
-    return theory.bulk_edges(delta, gamma, kappa), theory.signal(delta, gamma, alpha, kappa, mu_norm2), kappa
+    return theory.Bulk(delta, gamma, kappa).support, theory.signal(delta, gamma, alpha, kappa, mu_norm2), kappa
 
 
 def test_spectrum_explorer_builds_and_follows_the_theory():
@@ -158,9 +158,9 @@ def test_spectrum_explorer_builds_and_follows_the_theory():
     R = positional.markov(16, 0.6).R
     (lo, hi), sig, kappa = _expected_spectrum(0.8, 0.25, 1.0, W.mean(16), R)
     x, y = ex.plot.density.get_data()
-    atom = theory.zero_atom(0.8, 0.25)
+    atom = theory.Bulk(0.8, 0.25).atom
     assert x[0] == pytest.approx(lo) and x[-1] == pytest.approx(hi)
-    assert np.allclose(y, theory.bulk_density(x, 0.8, 0.25, kappa) / (1 - atom))
+    assert np.allclose(y, theory.Bulk(0.8, 0.25, kappa).density(x) / (1 - atom))
     assert [e.get_xdata()[0] for e in ex.plot.edges] == pytest.approx([lo, hi])
     assert ex.plot.outlier.get_visible()
     assert ex.plot.outlier.get_xdata()[0] == pytest.approx(sig.sample_eigenvalue)

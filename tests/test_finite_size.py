@@ -131,9 +131,9 @@ def _exact_window_dimension(theta, delta, gamma, level=0.95):
     from attnlib.theory import fluctuations, tracy_widom
     from attnlib import theory
 
-    q = brentq(lambda u: tracy_widom.cdf(u) - level, 0.0, 3.0, xtol=1e-12)
+    q = brentq(lambda u: tracy_widom.TracyWidom().cdf(u) - level, 0.0, 3.0, xtol=1e-12)
     x = theta - delta
-    above = theory.outlier_map(x, delta, gamma, 1.0) - theory.bulk_edges(delta, gamma, 1.0)[1]
+    above = theory.outlier_map(x, delta, gamma, 1.0) - theory.Bulk(delta, gamma, 1.0).upper
     return (q * fluctuations.edge_scale(delta, gamma, 1.0, 1) / above) ** 1.5
 
 

@@ -15,11 +15,11 @@ EDGE_REGIMES = [(0.5, 0.25, 1.0), (2.0, 0.5, 1.0), (0.5, 3.0, 0.3), (3.0, 2.0, 2
 @pytest.mark.parametrize("delta,gamma,kappa", EDGE_REGIMES)
 def test_edge_constant_matches_the_density_near_the_edge(delta, gamma, kappa):
     c = fl.edge_constant(delta, gamma, kappa)
-    upper = th.bulk_edges(delta, gamma, kappa)[1]
+    upper = th.Bulk(delta, gamma, kappa).upper
     errors = []
     for eps in (1e-3, 1e-4, 1e-5):
         x = upper * (1 - eps)
-        errors.append(abs(th.bulk_density(x, delta, gamma, kappa) / (c / np.pi * np.sqrt(upper - x)) - 1))
+        errors.append(abs(th.Bulk(delta, gamma, kappa).density(x) / (c / np.pi * np.sqrt(upper - x)) - 1))
     assert errors[-1] < 1e-4
     assert errors[1] < 0.2 * errors[0] and errors[2] < 0.2 * errors[1]  # error -> 0 linearly in eps
 
@@ -38,7 +38,7 @@ def test_edge_scale_scaling_and_standardize():
     s1 = fl.edge_scale(0.5, 0.25, 1.0, 400)
     assert fl.edge_scale(0.5, 0.25, 1.0, 3200) == pytest.approx(s1 / 4, rel=1e-12)  # d^(-2/3)
     assert fl.edge_scale(0.5, 0.25, 0.1, 400) == pytest.approx(0.1 * s1, rel=1e-12)  # proportional to kappa
-    upper = th.bulk_edges(0.5, 0.25, 0.1)[1]
+    upper = th.Bulk(0.5, 0.25, 0.1).upper
     t = np.array([-2.0, 0.0, 1.5])
     z = fl.standardize(0.5, 0.25, top=upper + t * fl.edge_scale(0.5, 0.25, 0.1, 400), kappa=0.1, d=400)
     np.testing.assert_allclose(z, t, atol=1e-9)
@@ -125,7 +125,7 @@ def test_edge_quantiles_are_the_tracy_widom_quantiles():
 
     for p, q in [(0.95, 0.98), (0.99, 2.02)]:  # Johnstone (2001), Table 1
         assert fl.edge_quantile(p) == pytest.approx(q, abs=0.01)
-        assert tracy_widom.cdf(fl.edge_quantile(p)) == pytest.approx(p, abs=1e-10)
+        assert tracy_widom.TracyWidom().cdf(fl.edge_quantile(p)) == pytest.approx(p, abs=1e-10)
     with pytest.raises(ValueError, match="p"):
         fl.edge_quantile(1.0)
 
@@ -136,7 +136,7 @@ def test_window_width_is_where_the_outlier_leaves_the_edge(delta, gamma):
     w = fl.window_width(delta, gamma, 1000)
     assert fl.window_width(delta, gamma, 8000) == pytest.approx(w / 2, rel=1e-12)  # d^(-1/3)
     x_star = th.critical_x(delta, gamma)[0]
-    upper = th.bulk_edges(delta, gamma, 0.3)[1]
+    upper = th.Bulk(delta, gamma, 0.3).upper
     ell = fl.edge_scale(delta, gamma, 0.3, 1000)
     for eps in (1e-2, 1e-3):
         lam = th.outlier_map(x_star + eps * w, delta, gamma, 0.3)
@@ -152,7 +152,7 @@ def test_window_half_width_is_the_root_of_a_positive_margin():
     """sqrt(q_p) for a positive TW_1 quantile; a level whose quantile is not positive has no window."""
     assert fl.window_half_width(0.95) == pytest.approx(np.sqrt(fl.edge_quantile(0.95)), rel=1e-12)
     assert fl.window_half_width(0.99) > fl.window_half_width(0.95)
-    assert tracy_widom.cdf(0.0) == pytest.approx(0.8319, abs=1e-3)  # below this level the quantile is negative
+    assert tracy_widom.TracyWidom().cdf(0.0) == pytest.approx(0.8319, abs=1e-3)  # below this level the quantile is negative
     for level in (0.5, 0.8):
         with pytest.raises(ValueError, match="level"):
             fl.window_half_width(level)

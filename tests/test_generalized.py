@@ -5,7 +5,7 @@ token-side spikes against exact population covariances."""
 import numpy as np
 import pytest
 
-from attnlib.theory import spectral_laws, population as G
+from attnlib.theory import population as G
 from attnlib.model import frequencies, generative
 from attnlib import theory
 from attnlib.model.variants import ModelOptions
@@ -18,11 +18,11 @@ ONE = {side: G.Population([1.0], [1.0], side) for side in G.SIDES}
 def test_identity_population_is_the_book_law(side, delta, gamma):
     H = ONE[side]
     x = np.linspace(0.01, 4.0, 200)
-    ref = theory.bulk_density(x, delta, gamma) if gamma else theory.mp_density(x, delta)
-    np.testing.assert_allclose(G.density(x, H, delta, gamma), ref, atol=1e-6)
-    edges = theory.bulk_edges(delta, gamma) if gamma else theory.mp_edges(delta)
-    assert G.upper_edge(H, delta, gamma) == pytest.approx(edges[1], rel=1e-10)
-    assert G.lower_edge(H, delta, gamma) == pytest.approx(edges[0], rel=1e-8, abs=1e-12)
+    ref = theory.Bulk(delta, gamma).density(x) if gamma else theory.MarchenkoPastur(delta).density(x)
+    np.testing.assert_allclose(G.PopulationBulk(delta, gamma, H).density(x), ref, atol=1e-6)
+    edges = theory.Bulk(delta, gamma).support if gamma else theory.MarchenkoPastur(delta).support
+    assert G.PopulationBulk(delta, gamma, H).upper == pytest.approx(edges[1], rel=1e-10)
+    assert G.PopulationBulk(delta, gamma, H).lower == pytest.approx(edges[0], rel=1e-8, abs=1e-12)
 
 
 @pytest.mark.parametrize("side", G.SIDES)
@@ -41,20 +41,20 @@ def test_token_side_population_law_two_routes():
     """At gamma = 0 the token side is solved by attnlib.theory.single_token' solver; the subordination route agrees."""
     H = frequencies.population(frequencies.zipf(200, 0.8))
     z = np.linspace(0.05, 6.0, 60) + 1e-3j
-    via_counts = G.stieltjes(z, H, 0.5, 0.0)
-    y = G.subordination(z, H, 0.5, 0.0)
+    via_counts = G.PopulationBulk(0.5, 0.0, H).stieltjes(z)
+    y = G._subordination(z, H, 0.5, 0.0)
     via_y = -(1 + H.psi(y) / 0.5) / z
     np.testing.assert_allclose(via_counts, via_y, rtol=1e-8)
 
 
 def test_law_integrates_and_its_derivatives_are_right():
     H = G.Population.from_covariance(np.r_[np.full(40, 3.0), np.full(160, 0.5)])
-    law = G.law(H, 0.5, 0.25, kappa=2.0)
+    law = G.PopulationBulk(0.5, 0.25, H, 2.0)
     assert law.cdf(law.upper) == pytest.approx(1.0) and law.atom == 0
     y = np.array([5.0, 7.0, 12.0])
-    z, dz = G.law_map(y, H, 0.5, 0.25)
-    np.testing.assert_allclose(dz, (G.law_map(y + 1e-6, H, 0.5, 0.25)[0] - G.law_map(y - 1e-6, H, 0.5, 0.25)[0])
-                               / 2e-6, rtol=1e-6)
+    law_map = G.PopulationBulk(0.5, 0.25, H).law_map
+    z, dz = law_map(y)
+    np.testing.assert_allclose(dz, (law_map(y + 1e-6)[0] - law_map(y - 1e-6)[0]) / 2e-6, rtol=1e-6)
     for H_, kw in [(H, dict(mu_weights=[0.0, 1.0])), (ONE["tokens"], dict(mu_norm2=0.7))]:
         F, dF = G.signal_function(0.5, y=y, population=H_, **kw)
         num = (G.signal_function(0.5, y=y + 1e-6, population=H_, **kw)[0]
@@ -115,14 +115,14 @@ def test_validation():
     with pytest.raises(ValueError, match="side"):
         G.Population([1.0], [1.0], "vocabulary")
     with pytest.raises(ValueError, match="Population"):
-        G.density(1.0, "H", 0.5, 0.25)
+        G.PopulationBulk(0.5, 0.25, "H").density(1.0)
     with pytest.raises(ValueError, match="mu_weights"):
         G.population_signal(0.5, 0.25, snr=2.0, population=ONE["noise"], mu_weights=[1.0, 2.0])
     with pytest.raises(ValueError, match="Im z > 0"):
-        G.subordination(1.0 + 0j, ONE["noise"], 0.5, 0.25)
+        G.PopulationBulk(0.5, 0.25, ONE["noise"]).stieltjes(1.0 + 0j)
     with pytest.raises(ValueError, match="positive definite"):
         G.Population.from_covariance([1.0, 0.0])
-    assert isinstance(G.law(ONE["noise"], 0.5, 0.25), spectral_laws.Law)
+    assert isinstance(G.PopulationBulk(0.5, 0.25, ONE["noise"]), theory.SpectralLaw)
 
 
 def test_critical_mu_norm2_and_overlap_with_mu():

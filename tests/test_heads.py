@@ -109,9 +109,9 @@ def test_orthonormal_heads_are_one_head_per_pencil_eigenvalue_with_H_gamma():
         ref = theory.signal(0.5, 1.0, lam[k] * 0.16, 0.16, 1.5)
         assert np.isclose(got.sample_eigenvalue[k], ref.sample_eigenvalue, rtol=1e-10)
         assert np.isclose(got.sample_overlap[k], ref.sample_overlap, rtol=1e-9)
-    assert np.isclose(th.bulk_upper_edge(W.T @ W, 0.5, 0.5), theory.bulk_edges(0.5, 1.0, 0.16)[1], rtol=1e-10)
+    assert np.isclose(theory.HeadsBulk(0.5, 0.5, W.T @ W).upper, theory.Bulk(0.5, 1.0, 0.16).upper, rtol=1e-10)
     x = np.linspace(0.01, 0.5, 7)
-    assert np.allclose(th.bulk_density(x, W.T @ W, 0.5, 0.5), theory.bulk_density(x, 0.5, 1.0, 0.16), rtol=1e-7)
+    assert np.allclose(theory.HeadsBulk(0.5, 0.5, W.T @ W).density(x), theory.Bulk(0.5, 1.0, 0.16).density(x), rtol=1e-7)
 
 
 @pytest.mark.parametrize("gamma", [0.25, 1.0])
@@ -119,13 +119,13 @@ def test_bulk_density_integrates_to_its_mass_with_the_stated_moments(gamma):
     """Heads of three scales; H gamma = 3 > 1 leaves an atom 1 - 1/(H gamma) at 0 (rank N < dH)."""
     B = mh.causal_heads(T, [8, 0, -4]).T @ mh.causal_heads(T, [8, 0, -4])
     B = B + 0.01 * np.trace(B) * np.eye(3)  # keep the smallest scale away from 0
-    top = th.bulk_upper_edge(B, 0.5, gamma)
+    top = theory.HeadsBulk(0.5, gamma, B).upper
     x = top * (0.5 - 0.5 * np.cos(np.linspace(0, np.pi, 4001)))  # packed near both ends
-    f = th.bulk_density(x[1:], B, 0.5, gamma)
+    f = theory.HeadsBulk(0.5, gamma, B).density(x[1:])
     m = [np.trapezoid(x[1:] ** k * f, x[1:]) for k in range(3)]
     assert abs(m[0] - min(1.0, 1 / (3 * gamma))) < 2e-3
-    assert np.allclose(m[1:], th.bulk_moments(B, 0.5, gamma), rtol=3e-3)
-    assert th.bulk_density(np.array([top * 1.001]), B, 0.5, gamma)[0] < 1e-9
+    assert np.allclose(m[1:], theory.HeadsBulk(0.5, gamma, B).moments(2), rtol=3e-3)
+    assert theory.HeadsBulk(0.5, gamma, B).density(np.array([top * 1.001]))[0] < 1e-9
 
 
 def test_operators_match_the_formed_matrices_and_summed_heads_are_one_head():

@@ -62,12 +62,12 @@ CHECK_SCRIPT = textwrap.dedent(r'''
                        for m in ("ipywidgets", "IPython", "jupyter_core", "jupyter_book", "pytest")}}
 
     delta, gamma, kappa = 0.5, 0.25, 1.0
-    lower, upper = theory.bulk_edges(delta, gamma, kappa)
+    lower, upper = theory.Bulk(delta, gamma, kappa).support
     theta_pop, theta_sample = theory.thresholds(delta, gamma)
     spike = theory.signal(delta, gamma, 2.0, 1.0, 1.0)
     out["theory"] = {"edges": [lower, upper], "thresholds": [theta_pop, theta_sample],
                      "theta": spike.theta, "sample_overlap": spike.sample_overlap,
-                     "density": float(theory.bulk_density(0.5 * (lower + upper), delta, gamma, kappa))}
+                     "density": float(theory.Bulk(delta, gamma, kappa).density(0.5 * (lower + upper)))}
 
     setting = attnlib.Setting(d=40, V=80, N=160, mu_norm2=2.0, process=positional.markov(8, 0.5), weights="mean")
     draw = attnlib.simulate(setting, np.random.default_rng(0), spectrum="exact")
@@ -222,7 +222,7 @@ def test_fresh_venv_theory_simulation_and_plotting(installed):
     assert 0 < theta_pop < theta_sample
     assert th["theta"] > theta_sample and 0 < th["sample_overlap"] < 1
     # The same numbers as this environment's attnlib (same source, same formulas).
-    assert lower == pytest.approx(attnlib.theory.bulk_edges(0.5, 0.25, 1.0)[0], rel=1e-12)
+    assert lower == pytest.approx(attnlib.theory.Bulk(0.5, 0.25, 1.0).lower, rel=1e-12)
     assert th["sample_overlap"] == pytest.approx(attnlib.theory.signal(0.5, 0.25, 2.0, 1.0, 1.0).sample_overlap,
                                                  rel=1e-12)
     assert installed["simulation"] == {"n": 40, "finite": True}

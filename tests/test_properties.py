@@ -103,17 +103,17 @@ def _mass(delta, gamma, kappa):
     that the density has a tall narrow peak there: the substitution x = lo + (hi - lo) s^3, which turns those
     singularities into bounded integrands.
     """
-    lo, hi = theory.bulk_edges(delta, gamma, kappa)
+    lo, hi = theory.Bulk(delta, gamma, kappa).support
     if lo <= 1e-2 * hi:
         width, s0 = hi - lo, 1e-5  # below x - lo = 1e-15 width: at most 3 eps density(eps), as for x^(-2/3)
-        value, _ = quad(lambda s: theory.bulk_density(lo + width * s**3, delta, gamma, kappa) * 3 * width * s * s,
+        value, _ = quad(lambda s: theory.Bulk(delta, gamma, kappa).density(lo + width * s**3) * 3 * width * s * s,
                         s0, 1.0, limit=200, epsabs=1e-11, epsrel=1e-9)
         eps = width * s0**3
-        return value + 3.0 * eps * theory.bulk_density(lo + eps, delta, gamma, kappa)
+        return value + 3.0 * eps * theory.Bulk(delta, gamma, kappa).density(lo + eps)
 
     def f(x):  # the density divided by QUADPACK's weight sqrt((x - lo)(hi - x)), 0 where that vanishes
         arg = (x - lo) * (hi - x)
-        return theory.bulk_density(x, delta, gamma, kappa) / np.sqrt(arg) if arg > 0 else 0.0
+        return theory.Bulk(delta, gamma, kappa).density(x) / np.sqrt(arg) if arg > 0 else 0.0
 
     value, _ = quad(f, lo, hi, weight="alg", wvar=(0.5, 0.5), limit=400, epsabs=1e-13, epsrel=1e-10)
     return value
@@ -123,16 +123,16 @@ def _mass(delta, gamma, kappa):
 @given(example=scaled_ratios)
 def test_density_is_finite_non_negative_and_has_mass_one_minus_atom(example):
     delta, gamma, kappa, u = example
-    lo, hi = theory.bulk_edges(delta, gamma, kappa)
+    lo, hi = theory.Bulk(delta, gamma, kappa).support
     assert 0.0 <= lo < hi and np.isfinite(hi)
     x = np.concatenate([np.linspace(lo, hi, 257), [lo + u * (hi - lo), -1.0, 2 * hi]])
-    dens = np.asarray(theory.bulk_density(x, delta, gamma, kappa))
+    dens = np.asarray(theory.Bulk(delta, gamma, kappa).density(x))
     assert np.all(np.isfinite(dens)) and np.all(dens >= 0)
     assert dens[-1] == 0.0 and dens[-2] == 0.0
     mass = _mass(delta, gamma, kappa)
     # 1e-5: the quadrature's own accuracy next to a hard edge at 0 (delta, gamma -> 1); a wrong density or a
     # wrong atom is off by far more (e.g. the MP_delta law alone misses the mass by the atom's change)
-    assert mass == pytest.approx(1.0 - theory.zero_atom(delta, gamma), abs=1e-5)
+    assert mass == pytest.approx(1.0 - theory.Bulk(delta, gamma).atom, abs=1e-5)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
@@ -147,7 +147,7 @@ def test_outliers_exist_iff_above_threshold_and_lie_outside_the_bulk(example):
     if theta > theta_pop:
         assert sp.population_eigenvalue > kappa * (1 + np.sqrt(delta)) ** 2 * (1 - 1e-12)
     if theta > theta_smp:
-        assert sp.sample_eigenvalue > theory.bulk_edges(delta, gamma, kappa)[1] * (1 - 1e-12)
+        assert sp.sample_eigenvalue > theory.Bulk(delta, gamma, kappa).upper * (1 - 1e-12)
         assert sp.sample_eigenvalue >= sp.population_eigenvalue * (1 - 1e-12)
 
 
@@ -172,7 +172,7 @@ def test_overlaps_vanish_continuously_at_the_thresholds(ratios_):
     assert just_pop.population_overlap < 1e-3
     assert just_smp.sample_overlap < 1e-3
     # and the sample outlier detaches from the upper edge continuously
-    upper = theory.bulk_edges(delta, gamma)[1]
+    upper = theory.Bulk(delta, gamma).upper
     assert just_smp.sample_eigenvalue == pytest.approx(upper, rel=1e-5)
 
 

@@ -39,10 +39,10 @@ def polynomial(delta: float, gamma: float):
 
 @pytest.mark.parametrize("delta,gamma", REGIMES)
 def test_density_matches_the_polynomial_method(delta, gamma):
-    lo, hi = theory.bulk_edges(delta, gamma)
+    lo, hi = theory.Bulk(delta, gamma).support
     width = hi - lo
     x = lo + width * np.linspace(0.002, 0.998, 400)
-    ours = np.asarray(theory.bulk_density(x, delta, gamma))
+    ours = np.asarray(theory.Bulk(delta, gamma).density(x))
     L = rmtool.AtimesB(rmtool.wishartpol(sp.nsimplify(delta)), rmtool.wishartpol(sp.nsimplify(gamma)))
     theirs = np.abs(np.asarray(rmtool.Lmz2pdf(L, xx=x).best_density(), dtype=float))
     scale = ours.max()
@@ -59,7 +59,7 @@ def test_attnlib_transform_solves_the_polynomial(delta, gamma):
     monic cubic in phi = 1/psi; RMTool's m(z) = integral dmu(t)/(t - z) is -G(z).
     """
     terms = polynomial(delta, gamma)
-    _, hi = theory.bulk_edges(delta, gamma)
+    _, hi = theory.Bulk(delta, gamma).support
     for z0 in (1.1 * hi, 2.0 * hi, 10.0 * hi):
         s1, s2, s3 = 1 + delta + gamma, delta + gamma + delta * gamma, delta * gamma
         phi = np.roots([1.0, s1 - z0, s2, s3])  # the physical branch: psi -> 0+ as z grows, phi ~ z
@@ -73,11 +73,11 @@ def test_attnlib_transform_solves_the_polynomial(delta, gamma):
 def test_the_comparison_fails_on_a_wrong_law():
     """The check can fail: MP_delta (the vocabulary alone) is far from RMTool's product law."""
     delta, gamma = 0.5, 0.7
-    lo, hi = theory.bulk_edges(delta, gamma)
+    lo, hi = theory.Bulk(delta, gamma).support
     x = lo + (hi - lo) * np.linspace(0.05, 0.95, 50)
     L = rmtool.AtimesB(rmtool.wishartpol(sp.nsimplify(delta)), rmtool.wishartpol(sp.nsimplify(gamma)))
     theirs = np.abs(np.asarray(rmtool.Lmz2pdf(L, xx=x).best_density(), dtype=float))
-    wrong = np.asarray(theory.mp_density(x, delta))
+    wrong = np.asarray(theory.MarchenkoPastur(delta).density(x))
     assert np.max(np.abs(theirs - wrong)) / theirs.max() > 0.1
 
 

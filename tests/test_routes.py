@@ -14,11 +14,11 @@ REGIMES = [(0.5, 1.0), (0.5, 0.25), (0.2, 2.0), (2.0, 0.5), (1.0, 1.0)]
 
 @pytest.mark.parametrize("ratio", [0.3, 0.5, 2.0])
 def test_mp_stieltjes_against_quadrature(ratio):
-    lo, hi = th.mp_edges(ratio)
+    lo, hi = th.MarchenkoPastur(ratio).support
     atom = max(0.0, 1 - 1 / ratio)
     for z in (hi * 1.01, hi + 1.0, 10.0 * hi):
-        G_num = quad(lambda t: th.mp_density(t, ratio) / (z - t), lo, hi, limit=400)[0] + atom / z
-        dG_num = -quad(lambda t: th.mp_density(t, ratio) / (z - t) ** 2, lo, hi, limit=400)[0] - atom / z**2
+        G_num = quad(lambda t: th.MarchenkoPastur(ratio).density(t) / (z - t), lo, hi, limit=400)[0] + atom / z
+        dG_num = -quad(lambda t: th.MarchenkoPastur(ratio).density(t) / (z - t) ** 2, lo, hi, limit=400)[0] - atom / z**2
         assert th.mp_stieltjes(z, ratio) == pytest.approx(G_num, rel=1e-7)
         assert th.mp_stieltjes(z, ratio, derivative=True) == pytest.approx(dG_num, rel=1e-6)
     z = np.array([hi + 0.5, hi + 2.0])
@@ -122,15 +122,15 @@ def test_regions_validation():
 def test_mp_stieltjes_complex_is_the_transform_of_the_law(ratio):
     """Off the axis: the integral of the density (quadrature) plus the atom; on the axis: the density as
     -Im G(lambda + i0)/pi inside the support, a real value outside it, mp_stieltjes above it."""
-    lo, hi = th.mp_edges(ratio)
+    lo, hi = th.MarchenkoPastur(ratio).support
     atom = max(0.0, 1 - 1 / ratio)
     for zeta in (0.5 + 0.3j, hi + 0.1j, -1.0 + 2.0j, 1.0 - 0.05j):
-        parts = [quad(lambda t, f=f: f(th.mp_density(t, ratio) / (zeta - t)), lo, hi, limit=400)[0]
+        parts = [quad(lambda t, f=f: f(th.MarchenkoPastur(ratio).density(t) / (zeta - t)), lo, hi, limit=400)[0]
                  for f in (np.real, np.imag)]
         assert th.mp_stieltjes_complex(zeta, ratio) == pytest.approx(complex(*parts) + atom / zeta, rel=1e-7)
     inside = lo + (hi - lo) * np.linspace(0.01, 0.99, 50)
     G = th.mp_stieltjes_complex(inside, ratio)
-    assert np.allclose(-G.imag / np.pi, th.mp_density(inside, ratio), rtol=1e-12, atol=0)
+    assert np.allclose(-G.imag / np.pi, th.MarchenkoPastur(ratio).density(inside), rtol=1e-12, atol=0)
     outside = np.array([-3.0, -0.2, 0.5 * lo, hi * 1.001, 5 * hi])[[lo > 0] * 3 + [True, True]]
     assert np.all(th.mp_stieltjes_complex(outside, ratio).imag == 0)
     above = np.array([hi * 1.01, hi + 2.0])

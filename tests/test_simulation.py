@@ -119,7 +119,7 @@ def test_histogram_matches_bulk_density():
     bins = np.linspace(lo, hi, 41)
     hist, _ = np.histogram(d.eigenvalues, bins=bins)
     x = np.linspace(lo, hi, 4001)
-    dens = theory.bulk_density(x, s.delta, s.gamma, s.kappa)
+    dens = theory.Bulk(s.delta, s.gamma, s.kappa).density(x)
     expected = np.array([np.trapezoid(dens[(x >= a) & (x <= b)], x[(x >= a) & (x <= b)]) for a, b in zip(bins[:-1], bins[1:])])
     l1 = np.abs(hist / s.d - expected).sum()
     assert l1 < 0.08

@@ -12,8 +12,8 @@ REGIMES = [(0.5, 0.25), (0.2, 0.8), (2.0, 0.5), (0.5, 3.0), (3.0, 2.0), (1.0, 0.
 def _integrate(f, delta, gamma):
     """Integral of f(x) * density over the support by adaptive quadrature (copes with the x^(-1/2) hard edge
     at 0 when delta or gamma equals 1)."""
-    lo, hi = th.bulk_edges(delta, gamma)
-    val, err = quad(lambda x: f(x) * th.bulk_density(x, delta, gamma), lo, hi, limit=400, epsabs=1e-11, epsrel=1e-10)
+    lo, hi = th.Bulk(delta, gamma).support
+    val, err = quad(lambda x: f(x) * th.Bulk(delta, gamma).density(x), lo, hi, limit=400, epsabs=1e-11, epsrel=1e-10)
     assert err < 1e-7
     return val
 
@@ -21,12 +21,12 @@ def _integrate(f, delta, gamma):
 @pytest.mark.parametrize("delta,gamma", REGIMES)
 def test_density_integrates_to_one_minus_atom(delta, gamma):
     mass = _integrate(lambda x: 1.0, delta, gamma)
-    assert mass == pytest.approx(1 - th.zero_atom(delta, gamma), abs=1e-7)
+    assert mass == pytest.approx(1 - th.Bulk(delta, gamma).atom, abs=1e-7)
 
 
 @pytest.mark.parametrize("delta,gamma", REGIMES)
 def test_moments_of_density_match_exact_moments(delta, gamma):
-    exact = th.bulk_moments(4, delta, gamma)
+    exact = th.Bulk(delta, gamma).moments(4)
     numeric = [_integrate(lambda x: x**k, delta, gamma) for k in range(1, 5)]
     np.testing.assert_allclose(numeric, exact, rtol=1e-7)
     s1, s2, s3 = 1 + delta + gamma, delta + gamma + delta * gamma, delta * gamma
@@ -34,45 +34,45 @@ def test_moments_of_density_match_exact_moments(delta, gamma):
 
 
 def test_m2_and_kappa_scaling():
-    assert th.bulk_moments(2, 0.5, 0.25)[1] == pytest.approx(1.75)
-    m = th.bulk_moments(3, 0.4, 0.7, kappa=2.5)
-    np.testing.assert_allclose(m, th.bulk_moments(3, 0.4, 0.7) * 2.5 ** np.arange(1, 4))
+    assert th.Bulk(0.5, 0.25).moments(2)[1] == pytest.approx(1.75)
+    m = th.Bulk(0.4, 0.7, 2.5).moments(3)
+    np.testing.assert_allclose(m, th.Bulk(0.4, 0.7).moments(3) * 2.5 ** np.arange(1, 4))
     x = np.linspace(0.01, 12, 1000)
-    np.testing.assert_allclose(th.bulk_density(x, 0.4, 0.7, kappa=2.5), th.bulk_density(x / 2.5, 0.4, 0.7) / 2.5)
+    np.testing.assert_allclose(th.Bulk(0.4, 0.7, 2.5).density(x), th.Bulk(0.4, 0.7).density(x / 2.5) / 2.5)
 
 
 @pytest.mark.parametrize("delta,gamma", REGIMES + [(1.0, 1.0)])
 def test_edges_agree_with_support(delta, gamma):
-    lo, hi = th.bulk_edges(delta, gamma)
+    lo, hi = th.Bulk(delta, gamma).support
     x = np.linspace(max(lo - 0.2, 1e-9), hi + 0.2, 200_001)
-    support = x[th.bulk_density(x, delta, gamma) > 0]
+    support = x[th.Bulk(delta, gamma).density(x) > 0]
     step = x[1] - x[0]
     assert support.min() == pytest.approx(lo, abs=2 * step)
     assert support.max() == pytest.approx(hi, abs=2 * step)
 
 
 def test_known_edges_from_notes():
-    lo, hi = th.bulk_edges(0.5, 0.25)
+    lo, hi = th.Bulk(0.5, 0.25).support
     assert (round(lo, 4), round(hi, 4)) == (0.0559, 3.7467)
-    assert th.bulk_edges(1.0, 1.0)[0] == pytest.approx(0.0, abs=1e-12)  # hard edge when delta = gamma = 1
+    assert th.Bulk(1.0, 1.0).lower == pytest.approx(0.0, abs=1e-12)  # hard edge when delta = gamma = 1
 
 
 def test_density_against_independent_root_finder():
     """Cardano on the monic cubic vs numpy.roots on the original cubic in psi, point by point."""
     delta, gamma = 0.7, 0.3
-    lo, hi = th.bulk_edges(delta, gamma)
+    lo, hi = th.Bulk(delta, gamma).support
     s1, s2, s3 = 1 + delta + gamma, delta + gamma + delta * gamma, delta * gamma
     for z in np.linspace(lo, hi, 23)[1:-1]:
         roots = np.roots([s3, s2, s1 - z, 1.0])  # s3 psi^3 + s2 psi^2 + (s1 - z) psi + 1 = 0
         ref = np.max(np.abs(roots.imag)) / (np.pi * z)  # -Im G / pi = |Im psi| / (pi z)
-        assert th.bulk_density(z, delta, gamma) == pytest.approx(ref, rel=1e-8, abs=1e-12)
+        assert th.Bulk(delta, gamma).density(z) == pytest.approx(ref, rel=1e-8, abs=1e-12)
 
 
 @pytest.mark.parametrize("ratio", [0.3, 1.0, 2.5])
 def test_mp_density_mass_and_mean(ratio):
-    lo, hi = th.mp_edges(ratio, 2.0)
-    mass, _ = quad(lambda x: th.mp_density(x, ratio, 2.0), lo, hi, limit=400)
-    mean, _ = quad(lambda x: x * th.mp_density(x, ratio, 2.0), lo, hi, limit=400)
+    lo, hi = th.MarchenkoPastur(ratio, 2.0).support
+    mass, _ = quad(lambda x: th.MarchenkoPastur(ratio, 2.0).density(x), lo, hi, limit=400)
+    mean, _ = quad(lambda x: x * th.MarchenkoPastur(ratio, 2.0).density(x), lo, hi, limit=400)
     assert mass == pytest.approx(1 - max(0.0, 1 - 1 / ratio), abs=1e-7)
     assert mean == pytest.approx(2.0, abs=1e-6)
 
@@ -82,11 +82,11 @@ def test_delta_to_zero_gives_marchenko_pastur():
     a, b = (1 - np.sqrt(gamma)) ** 2, (1 + np.sqrt(gamma)) ** 2
     x = np.linspace(a + 1e-3, b - 1e-3, 500)
     mp = np.sqrt((b - x) * (x - a)) / (2 * np.pi * gamma * x)
-    np.testing.assert_allclose(th.mp_density(x, gamma), mp, rtol=1e-12)
-    np.testing.assert_allclose(th.bulk_density(x, delta, gamma), mp, rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(th.bulk_edges(delta, gamma), (a, b), atol=1e-6)
+    np.testing.assert_allclose(th.MarchenkoPastur(gamma).density(x), mp, rtol=1e-12)
+    np.testing.assert_allclose(th.Bulk(delta, gamma).density(x), mp, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(th.Bulk(delta, gamma).support, (a, b), atol=1e-6)
     # symmetric roles: gamma -> 0 gives MP_delta
-    np.testing.assert_allclose(th.bulk_density(x, gamma, delta), mp, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(th.Bulk(gamma, delta).density(x), mp, rtol=1e-5, atol=1e-7)
 
 
 def test_delta_to_zero_gives_classic_bbp():
@@ -140,7 +140,7 @@ def test_sample_threshold_puts_outlier_at_upper_edge(delta, gamma):
     assert theta_smp > theta_pop
     x_star = theta_smp - delta
     assert x_star**3 - (gamma + delta + gamma * delta) * x_star - 2 * gamma * delta == pytest.approx(0, abs=1e-12)
-    upper = th.bulk_edges(delta, gamma, kappa=1.7)[1]
+    upper = th.Bulk(delta, gamma, 1.7).upper
     just_above = th.spike(delta, gamma, theta=theta_smp * (1 + 1e-7), kappa=1.7)
     assert just_above.sample_eigenvalue == pytest.approx(upper, rel=1e-6)
     assert just_above.sample_overlap == pytest.approx(0, abs=1e-5)
@@ -188,11 +188,11 @@ def test_density_is_vectorised_finite_and_nonnegative():
     points inside, outside and at the edges of the support, and a 0-d result for a scalar (no speed asserted:
     timings are measured in bench/)."""
     x = np.linspace(0, 4, 100_000)
-    out = th.bulk_density(x, 0.5, 0.25)
+    out = th.Bulk(0.5, 0.25).density(x)
     assert out.shape == x.shape and np.all(np.isfinite(out)) and np.all(out >= 0)
-    lo, hi = th.bulk_edges(0.5, 0.25)
+    lo, hi = th.Bulk(0.5, 0.25).support
     assert out[(x > lo * 1.01) & (x < hi * 0.99)].min() > 0 and np.all(out[x > hi * 1.001] == 0)
     idx = np.r_[0, np.searchsorted(x, [lo, 0.5 * (lo + hi), hi]), 77_777, len(x) - 1]
-    scalar = [th.bulk_density(float(v), 0.5, 0.25) for v in x[idx]]
+    scalar = [th.Bulk(0.5, 0.25).density(float(v)) for v in x[idx]]
     np.testing.assert_allclose(out[idx], scalar, rtol=1e-12, atol=0)
-    assert np.ndim(th.bulk_density(1.0, 0.5, 0.25)) == 0
+    assert np.ndim(th.Bulk(0.5, 0.25).density(1.0)) == 0

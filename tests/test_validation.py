@@ -25,17 +25,17 @@ NOT_PSD = np.array([[1.0, 0.9, -0.9], [0.9, 1.0, 0.9], [-0.9, 0.9, 1.0]])
 
 CASES = [
     # (callable, expected name in the message)
-    (lambda: theory.bulk_density(1.0, 0.0, 0.5), "delta"),
-    (lambda: theory.bulk_density(1.0, -1.0, 0.5), "delta"),
-    (lambda: theory.bulk_density(1.0, NAN, 0.5), "delta"),
-    (lambda: theory.bulk_density(1.0, 0.5, INF), "gamma"),
-    (lambda: theory.bulk_density(1.0, 0.5, 0.5, kappa=0.0), "kappa"),
-    (lambda: theory.bulk_density([1.0, NAN], 0.5, 0.5), "x"),
-    (lambda: theory.bulk_edges(0.5, 0.0), "gamma"),
-    (lambda: theory.bulk_edges(0.5, 0.5, kappa=-2), "kappa"),
-    (lambda: theory.zero_atom(NAN, 0.5), "delta"),
+    (lambda: theory.Bulk(0.0, 0.5).density(1.0), "delta"),
+    (lambda: theory.Bulk(-1.0, 0.5).density(1.0), "delta"),
+    (lambda: theory.Bulk(NAN, 0.5).density(1.0), "delta"),
+    (lambda: theory.Bulk(0.5, INF).density(1.0), "gamma"),
+    (lambda: theory.Bulk(0.5, 0.5, 0.0).density(1.0), "kappa"),
+    (lambda: theory.Bulk(0.5, 0.5).density([1.0, NAN]), "x"),
+    (lambda: theory.Bulk(0.5, 0.0).support, "gamma"),
+    (lambda: theory.Bulk(0.5, 0.5, -2).support, "kappa"),
+    (lambda: theory.Bulk(NAN, 0.5).atom, "delta"),
     (lambda: theory.thresholds(0.5, -0.1), "gamma"),
-    (lambda: theory.bulk_moments(0, 0.5, 0.5), "k"),
+    (lambda: theory.Bulk(0.5, 0.5).moments(0), "k"),
     (lambda: theory.spike(0.5, 0.5, theta=-1.0), "theta"),
     (lambda: theory.spike(0.5, 0.5, theta=NAN), "theta"),
     (lambda: theory.spike(0.5, 0.5, theta=[1.0, INF]), "theta"),
@@ -94,7 +94,7 @@ def test_bad_input_raises_value_error_naming_it(call, name):
 
 def test_message_shows_value_and_allowed_range():
     with pytest.raises(ValueError, match=r"delta must be finite and > 0, got -1"):
-        theory.bulk_edges(-1, 0.5)
+        theory.Bulk(-1, 0.5).support
     with pytest.raises(ValueError, match=r"V must be even .* got 11"):
         generative.draw_vocabulary(5, 11, 1.0, RNG)
 
@@ -161,7 +161,7 @@ BOOK_CASES = [
      r"alpha and kappa must broadcast together .*alpha of shape \(3,\) and kappa of shape \(4,\)"),
     ("spike theta 3 gamma 2", lambda: theory.spike(0.5, np.array([0.25, 1.0]), theta=np.ones(3)),
      r"theta and gamma must broadcast together"),
-    ("bulk density x 5 kappa 3", lambda: theory.bulk_density(np.ones(5), 0.5, 0.25, np.ones(3)),
+    ("bulk density x 5 kappa 3", lambda: theory.Bulk(0.5, 0.25, np.ones(3)).density(np.ones(5)),
      r"x and kappa must broadcast together"),
     ("thresholds delta 2 gamma 3", lambda: theory.thresholds(np.array([0.5, 1.0]), np.ones(3)),
      r"delta and gamma must broadcast together"),

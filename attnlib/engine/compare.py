@@ -1,4 +1,4 @@
-r"""Comparing simulated spectra with a law (:mod:`attnlib.theory.spectral_laws`), for instance the bulk law
+r"""Comparing simulated spectra with a law (:class:`attnlib.theory.laws.SpectralLaw`), for instance the bulk law
 :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)`.
 
 * Spectra of many draws come from the Monte-Carlo engine (``attnlib.sweep(..., spectrum="exact")``);
@@ -10,7 +10,7 @@ r"""Comparing simulated spectra with a law (:mod:`attnlib.theory.spectral_laws`)
   average when the law is the draws' mean); :func:`zero_fraction`, :func:`extreme_eigenvalues`,
   :func:`lower_edge_scale` and :func:`standardize_extremes` (Tracy-Widom units at both edges);
   :func:`finite_size_parameters` / :func:`finite_size_law` (the law matched to a finite centred S).
-* Moments: :func:`spectrum_moments` (empirical; the law's: :func:`attnlib.theory.spectral_laws.mp_moments`).
+* Moments: :func:`spectrum_moments` (empirical; the law's: :meth:`attnlib.theory.laws.SpectralLaw.moments`).
 
 The bulk at a finite number of tokens per pooled vector (token mixing, the fourth-moment excess) is
 :mod:`attnlib.studies.token_mixing`.
@@ -26,7 +26,7 @@ from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
 from attnlib import theory
 from attnlib.theory import fluctuations
-from attnlib.theory.spectral_laws import Law, bulk_law
+from attnlib.theory.laws import Bulk, SpectralLaw
 from attnlib.numerics.linalg import ZERO_TOL, zero_mask
 
 __all__ = ["finite_size_parameters", "finite_size_law",
@@ -45,9 +45,9 @@ def finite_size_parameters(setting) -> tuple[float, float, float]:
     return s.d / (s.V - 1), s.d / (s.N - 1), s.kappa * (s.V - 1) * (s.N - 1) / (s.V * s.N)
 
 
-def finite_size_law(setting) -> Law:
-    """:func:`~attnlib.theory.spectral_laws.bulk_law` at :func:`finite_size_parameters` of ``setting``."""
-    return bulk_law(*finite_size_parameters(setting))
+def finite_size_law(setting) -> Bulk:
+    """:class:`~attnlib.theory.laws.Bulk` at :func:`finite_size_parameters` of ``setting``."""
+    return Bulk(*finite_size_parameters(setting))
 
 
 def as_spectrum(eigenvalues) -> np.ndarray:
@@ -60,13 +60,14 @@ def as_spectrum(eigenvalues) -> np.ndarray:
     return ev
 
 
-def _check_law(law) -> Law:
-    if not isinstance(law, Law):
-        raise ValueError(f"law must be an attnlib.theory.spectral_laws.Law (from bulk_law or mp_law), got {law!r}")
+def _check_law(law) -> SpectralLaw:
+    if not isinstance(law, SpectralLaw):
+        raise ValueError(f"law must be an attnlib.theory.SpectralLaw (theory.Bulk, theory.MarchenkoPastur, ...), "
+                         f"got {law!r}")
     return law
 
 
-def _masses(eigenvalues, law: Law, bins: int) -> np.ndarray:
+def _masses(eigenvalues, law: SpectralLaw, bins: int) -> np.ndarray:
     """Empirical masses on the law's ``bins`` equal bins, then below the lower edge, above the upper, at 0."""
     if hasattr(eigenvalues, "masses"):  # an SLQ estimate (attnlib.engine.slq.SpectralDensity)
         zero = eigenvalues.zero_fraction()
@@ -81,7 +82,7 @@ def _masses(eigenvalues, law: Law, bins: int) -> np.ndarray:
     return np.concatenate((counts / ev.size, np.array(tails) / ev.size, [zero.mean()]))
 
 
-def histogram_l1(eigenvalues, law: Law, bins: int = 50) -> float:
+def histogram_l1(eigenvalues, law: SpectralLaw, bins: int = 50) -> float:
     """L1 distance between the empirical spectrum and ``law`` on ``bins`` equal bins of the law's support.
 
     Sum over the bins of ``|empirical mass - law mass|`` (law mass integrated exactly from the CDF, not the density
@@ -97,14 +98,14 @@ def histogram_l1(eigenvalues, law: Law, bins: int = 50) -> float:
     return float(np.abs(_masses(eigenvalues, law, bins) - target).sum())
 
 
-def spectrum_l1(a, b, law: Law, bins: int = 50) -> float:
+def spectrum_l1(a, b, law: SpectralLaw, bins: int = 50) -> float:
     """L1 distance between two empirical spectra, on the same bins as :func:`histogram_l1` (``law`` fixes them)."""
     law = _check_law(law)
     bins = _v.positive_int("bins", bins)
     return float(np.abs(_masses(a, law, bins) - _masses(b, law, bins)).sum())
 
 
-def ks_distance(eigenvalues, law: Law) -> float:
+def ks_distance(eigenvalues, law: SpectralLaw) -> float:
     """Kolmogorov-Smirnov distance ``sup_x |F_emp(x) - F(x)|`` between the pooled spectrum and ``law``.
 
     Exact for a law with an atom: both one-sided limits are compared at every jump of the empirical CDF, and
@@ -148,7 +149,7 @@ class Floor:
         return float((self.pairs.mean() - self.to_law.mean()) / (self.to_law.std(ddof=1) / np.sqrt(self.to_law.size)))
 
 
-def distance_floor(spectra, law: Law, metric: str = "l1", bins: int = 50, max_pairs_draws: int = 12) -> Floor:
+def distance_floor(spectra, law: SpectralLaw, metric: str = "l1", bins: int = 50, max_pairs_draws: int = 12) -> Floor:
     r"""Per-draw distance of ``spectra`` (rows = independent draws) to ``law``, and the same distance between draws.
 
     For a norm, Jensen's inequality gives :math:`\mathbb E\|X - \mathbb E Y\| \le \mathbb E\|X - Y\|` for
@@ -212,9 +213,9 @@ def standardize_extremes(lowest, highest, delta, gamma, kappa, d) -> tuple[np.nd
     """Smallest non-zero and largest eigenvalues in Tracy-Widom units, each approximately TW_1 distributed.
 
     ``((E_- - lowest) / lower_edge_scale, (highest - E_+) / fluctuations.edge_scale)`` with the edges
-    ``theory.bulk_edges(delta, gamma, kappa)``; the first is nan at a hard lower edge.
+    ``theory.Bulk(delta, gamma, kappa).support``; the first is nan at a hard lower edge.
     """
-    lower = theory.bulk_edges(delta, gamma, kappa)[0]
+    lower = theory.Bulk(delta, gamma, kappa).lower
     low = (lower - np.asarray(lowest, dtype=float)) / lower_edge_scale(delta, gamma, kappa, d)
     return low, np.asarray(fluctuations.standardize(delta, gamma, top=highest, kappa=kappa, d=d), dtype=float)
 

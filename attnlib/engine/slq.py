@@ -164,7 +164,7 @@ class SpectralDensity:
         return np.diff(self.cdf(e, zeros=False))
 
     def histogram_l1(self, law, bins: int = 50) -> float:
-        """L1 distance to ``law`` (an :class:`attnlib.theory.spectral_laws.Law`) on ``bins`` equal bins of its support:
+        """L1 distance to ``law`` (an :class:`attnlib.theory.laws.SpectralLaw`) on ``bins`` equal bins of its support:
         :func:`attnlib.engine.compare.histogram_l1` of this estimate (bin masses, mass outside the support, zero fraction)."""
         return compare.histogram_l1(self, law, bins)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnlib.numerics import checks as _v
-from attnlib.theory import heads as _th
+from attnlib.theory import HeadsBulk, heads as _th
 from attnlib.model import weights as _w
 from attnlib.model.generative import Vocabulary, population_covariance as _single
 from attnlib.model.setting import Setting, check_setting
@@ -111,7 +111,7 @@ class HeadsSetting:
 
     def bulk_edge(self) -> float:
         """Upper edge of the bulk of S."""
-        return _th.bulk_upper_edge(self.matrices[1], self.delta, self.gamma)
+        return HeadsBulk(self.delta, self.gamma, self.matrices[1]).upper
 
     def population_edge(self) -> float:
         """Upper edge of the noise part of the population covariance."""

@@ -200,16 +200,16 @@ class Limit:
                                 float(self.snr))
 
     def bulk_edges(self):
-        """Edges of the bulk kappa (MP_delta ⊠ MP_gamma) (:func:`attnlib.theory.bulk_edges`)."""
-        return theory.bulk_edges(self.delta, self.gamma, self.kappa)
+        """Edges of the bulk kappa (MP_delta ⊠ MP_gamma) (:class:`attnlib.theory.laws.Bulk`)."""
+        return theory.Bulk(self.delta, self.gamma, self.kappa).support
 
     def bulk_density(self, x):
-        """Density of the bulk at ``x`` (:func:`attnlib.theory.bulk_density`)."""
-        return theory.bulk_density(x, self.delta, self.gamma, self.kappa)
+        """Density of the bulk at ``x`` (:meth:`attnlib.theory.laws.SpectralLaw.density` of :class:`attnlib.theory.laws.Bulk`)."""
+        return theory.Bulk(self.delta, self.gamma, self.kappa).density(x)
 
     def zero_atom(self):
-        """Fraction of zero eigenvalues of S (:func:`attnlib.theory.zero_atom`)."""
-        return theory.zero_atom(self.delta, self.gamma)
+        """Fraction of zero eigenvalues of S (:class:`attnlib.theory.laws.Bulk`)."""
+        return theory.Bulk(self.delta, self.gamma).atom
 
     def signal(self) -> theory.Spike:
         """The signal spike, overlaps against u = mu/||mu|| (:func:`attnlib.theory.signal`)."""

@@ -21,7 +21,7 @@ from attnlib.model import positional
 from attnlib import theory
 from attnlib.theory import population
 from attnlib.theory.tokens import m4_shift
-from attnlib.theory.spectral_laws import Law, bulk_law
+from attnlib.theory.laws import Bulk, SpectralLaw
 from attnlib.engine.compare import (distance_floor, extreme_eigenvalues,
     finite_size_parameters, spectrum_moments)
 from attnlib.model.generative import sample_tokens
@@ -61,7 +61,8 @@ def token_mixing_moments(V: int, N: int, w, rng: np.random.Generator) -> np.ndar
     r"""Moments m_1..m_4 of the spectrum of the token-mixing matrix (see :func:`token_mixing_spectrum`), one draw.
 
     Exact traces of sparse products, no eigendecomposition, so V and N can be large (the cost grows like
-    N (T^2 N/V)^2). If A were Gaussian these would tend to the moments of MP_{V/N} (:func:`attnlib.theory.spectral_laws.mp_moments`); with T
+    N (T^2 N/V)^2). If A were Gaussian these would tend to the moments of MP_{V/N}
+    (:class:`attnlib.theory.laws.MarchenkoPastur`); with T
     tokens per sequence the 4th exceeds it by (V/N)^2 (sum w^4/kappa^2)^2 (see :func:`attnlib.theory.tokens.m4_shift`).
     """
     V, N, w, A = _token_weights(V, N, w, rng)
@@ -107,14 +108,14 @@ def _token_edge(d: int, V: int, N: int, w: np.ndarray, A) -> float:
     ev = np.linalg.eigvalsh(G) * V / (N * float(w @ w))
     ev = ev[ev > 1e-9 * ev[-1]]
     pop = population.Population(ev, np.full(ev.size, 1.0 / ev.size), side="tokens")
-    ratio = d / ev.size
+    law = population.PopulationBulk(d / ev.size, 0.0, pop)
     ys = ev[-1] * (1.0 + np.geomspace(1e-6, 10.0, 80))
-    up = np.flatnonzero(population.law_map(ys, pop, ratio, 0.0)[1] > 0)
+    up = np.flatnonzero(law.law_map(ys)[1] > 0)
     if not up.size or up[0] == 0:  # z decreases just above the largest atom and increases far from it
         raise ValueError("no critical point of the law's map found above the largest eigenvalue of M")
-    slope = lambda y: float(population.law_map(y, pop, ratio, 0.0)[1])  # noqa: E731
+    slope = lambda y: float(law.law_map(y)[1])  # noqa: E731
     y_star = brentq(slope, ys[up[0] - 1], ys[up[0]], xtol=1e-13 * ev[-1])
-    return float(population.law_map(y_star, pop, ratio, 0.0)[0]) * ev.size / V
+    return float(law.law_map(y_star)[0]) * ev.size / V
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,7 +133,7 @@ class TDeparture:
     delta: float
     gamma: float
     T: np.ndarray
-    law: Law
+    law: SpectralLaw
     moments: np.ndarray
     m4: np.ndarray
     m4_se: np.ndarray
@@ -164,7 +165,7 @@ def t_departure(delta, gamma, d: int, Ts, seed: int, draws: int) -> TDeparture:
         s = Setting(d=d, V=V, N=N, mu_norm2=0.0, process=positional.independent(T), weights="mean")
         dl, gm, kap = finite_size_parameters(s)
         ev = spectra[T] = sweep([s], seed, draws, k=1, spectrum="exact").spectra[0] / kap
-        law = bulk_law(dl, gm)
+        law = Bulk(dl, gm)
         moments.append(spectrum_moments(ev, 4))
         extremes.append(extreme_eigenvalues(ev))
         floors.append(distance_floor(ev, law, metric="ks"))
@@ -173,11 +174,11 @@ def t_departure(delta, gamma, d: int, Ts, seed: int, draws: int) -> TDeparture:
     def se(x):
         return x.std(axis=-1, ddof=1) / np.sqrt(draws)
 
-    m4_law = float(theory.bulk_moments(4, dl, gm)[3])
+    m4_law = float(Bulk(dl, gm).moments(4)[3])
     return TDeparture(
         delta=d / V, gamma=d / N, T=np.array(Ts), law=law, moments=moments, m4=moments[:, :, 3].mean(axis=1),
         m4_se=se(moments[:, :, 3]), m4_law=m4_law,
         m4_predicted=np.array([m4_law + m4_shift(dl, gm, np.full(T, 1.0 / T)) for T in Ts]),
         lowest=extremes[:, 0].mean(axis=1), lowest_se=se(extremes[:, 0]), highest=extremes[:, 1].mean(axis=1),
-        highest_se=se(extremes[:, 1]), ks=tuple(floors), edges=theory.bulk_edges(d / V, d / N), spectra=spectra,
+        highest_se=se(extremes[:, 1]), ks=tuple(floors), edges=Bulk(d / V, d / N).support, spectra=spectra,
     )

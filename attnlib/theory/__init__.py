@@ -4,10 +4,13 @@ Notation (see the book's model chapter): ``delta = d/V``, ``gamma = d/N``, ``kap
 ``alpha = w^T R w``. All formulas are for noise of unit variance per coordinate, and all broadcast over their
 arguments (scalars give floats).
 
-Bulk law
-    With :math:`\psi(z) = z G(z) - 1` the law :math:`\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma` (scale 1)
-    solves :math:`z\psi = (1+\psi)(1+\delta\psi)(1+\gamma\psi)`: :func:`bulk_density`, :func:`bulk_edges`,
-    :func:`zero_atom`, :func:`bulk_moments`; the Marchenko-Pastur law: :func:`mp_density`, :func:`mp_edges`.
+Laws
+    One shape, :class:`~attnlib.theory.laws.SpectralLaw` (support, atom, density, CDF, moments, Stieltjes
+    transform), one class per law, the ratios first: :class:`~attnlib.theory.laws.Bulk` (with :math:`\psi(z) = z G(z) - 1` the law
+    :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` solves
+    :math:`z\psi = (1+\psi)(1+\delta\psi)(1+\gamma\psi)`), :class:`~attnlib.theory.laws.MarchenkoPastur`,
+    :class:`~attnlib.theory.single_token.OneToken`, :class:`~attnlib.theory.population.PopulationBulk`,
+    :class:`HeadsBulk` and :class:`~attnlib.theory.tracy_widom.TracyWidom`.
 
 Spikes
     A spike of strength theta (units of kappa), ``x = theta - delta``: population outlier
@@ -21,14 +24,20 @@ Independent routes
     numbers by root finding and quadrature, to check the closed forms.
 """
 
-from attnlib.theory import _law, _routes, _spikes
+from attnlib.theory import _law, _routes, _spikes, laws
 from attnlib.theory._law import *  # noqa: F401,F403  (the public names of each part, listed in its __all__)
 from attnlib.theory._routes import *  # noqa: F401,F403
 from attnlib.theory._spikes import *  # noqa: F401,F403
 
 # the other laws and the finite-size theory, as modules (each imports _law / _spikes, never this package)
-from attnlib.theory import (fluctuations, overlap_fluctuations, spectral_laws, single_token,  # noqa: E402
+from attnlib.theory import (fluctuations, overlap_fluctuations, single_token,  # noqa: E402
                             population, tracy_widom)
 from attnlib.theory import classification, finite_attention, heads, layers, tokens, window  # noqa: E402
+from attnlib.theory.laws import SpectralLaw, Bulk, MarchenkoPastur  # noqa: E402
+from attnlib.theory.single_token import OneToken  # noqa: E402
+from attnlib.theory.population import PopulationBulk  # noqa: E402
+from attnlib.theory._heads_bulk import HeadsBulk  # noqa: E402
+from attnlib.theory.tracy_widom import TracyWidom  # noqa: E402
 
-__all__ = _law.__all__ + _spikes.__all__ + _routes.__all__
+__all__ = (["SpectralLaw", "Bulk", "MarchenkoPastur", "OneToken", "PopulationBulk", "HeadsBulk", "TracyWidom"]
+           + _law.__all__ + _spikes.__all__ + _routes.__all__)

@@ -1,4 +1,5 @@
-r"""The bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` and the Marchenko-Pastur law.
+r"""The formulas of the bulk law :math:`\kappa(\mathrm{MP}_\delta \boxtimes \mathrm{MP}_\gamma)` and the
+Marchenko-Pastur law, behind :class:`attnlib.theory.laws.Bulk` and :class:`attnlib.theory.laws.MarchenkoPastur`.
 
 Every function broadcasts over its arguments (``x``, ``delta``, ``gamma``, ``kappa``) and returns a float when
 all of them are scalars.
@@ -6,17 +7,15 @@ all of them are scalars.
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 
 from attnlib.numerics import checks as _v
 
+# The laws' formulas (bulk_density, bulk_edges, zero_atom, bulk_moments, bulk_stieltjes, mp_density, mp_edges,
+# mp_moments) are the hooks of attnlib.theory.laws.Bulk and MarchenkoPastur, not exported.
 __all__ = [
-    "bulk_density",
-    "bulk_edges",
-    "mp_density",
-    "mp_edges",
-    "zero_atom",
-    "bulk_moments",
     "critical_x",
     "outlier_map",
 ]
@@ -217,3 +216,30 @@ def bulk_moments(k, delta, gamma, kappa=1.0):
             power = np.convolve(power, psi)[: k + 1]
         psi = np.concatenate(([0.0], rhs[:k]))
     return psi[1:] * kappa ** np.arange(1, k + 1)
+
+
+def bulk_stieltjes(z, delta, gamma, kappa=1.0):
+    r"""Stieltjes transform :math:`m(z) = \int dF(x)/(x - z)` of :math:`\kappa(\mathrm{MP}_\delta \boxtimes
+    \mathrm{MP}_\gamma)` at complex z with Im z > 0, scalar ratios.
+
+    The three roots :math:`\varphi` of the cubic of :func:`bulk_density` at :math:`t = z/\kappa` (eigenvalues of
+    its companion matrix) give :math:`m = -(1 + 1/\varphi)/z`; the Stieltjes transform is the root with
+    Im m > 0 and Im(z m) >= 0 (both hold for a law on [0, infinity)), the one of largest Im m among them.
+    """
+    z = np.asarray(z, dtype=complex)
+    s1, s2, s3 = sigmas(delta, gamma)
+    t = (z / kappa).ravel()
+    companion = np.zeros((t.size, 3, 3), dtype=complex)
+    companion[:, 0, :] = np.stack([t - s1, np.full(t.size, -s2), np.full(t.size, -s3)], axis=1)
+    companion[:, 1, 0] = companion[:, 2, 1] = 1.0
+    phi = np.linalg.eigvals(companion)
+    m = -(1.0 + 1.0 / phi) / z.ravel()[:, None]
+    ok = (m.imag > 0) & ((z.ravel()[:, None] * m).imag >= -1e-12 * np.abs(m))
+    score = np.where(ok, m.imag, -np.inf)
+    return m[np.arange(t.size), np.argmax(score, axis=1)].reshape(z.shape)
+
+
+def mp_moments(k: int, ratio) -> np.ndarray:
+    """Moments m_1..m_k of MP_ratio (mean 1): m_n = sum_j Narayana(n, j) ratio^(j-1)."""
+    return np.array([sum(comb(n, j) * comb(n, j - 1) // n * ratio ** (j - 1) for j in range(1, n + 1))
+                     for n in range(1, k + 1)], dtype=float)

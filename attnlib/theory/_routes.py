@@ -225,7 +225,8 @@ def mp_stieltjes_complex(zeta, ratio):
 
     ``zeta`` complex (broadcast; 0 excluded), or real: a real point :math:`\lambda` gives the boundary value
     :math:`G(\lambda + i0)` from above, which is real outside the support and has
-    :math:`-\operatorname{Im} G(\lambda + i0)/\pi` equal to the density :func:`mp_density` inside it. With the
+    :math:`-\operatorname{Im} G(\lambda + i0)/\pi` equal to the density
+    :class:`~attnlib.theory.laws.MarchenkoPastur` density inside it. With the
     edges :math:`a, b = (1 \mp \sqrt c)^2` (c = ratio), :math:`G = (\zeta + c - 1 - \sqrt{\zeta - a}\,
     \sqrt{\zeta - b})/(2c\zeta)`, the root of :math:`c\zeta G^2 - (\zeta + c - 1)G + 1 = 0` that behaves
     like :math:`1/\zeta` at infinity: the product of the two principal square roots is analytic off the support

@@ -71,7 +71,7 @@ def edge_constant(delta, gamma, kappa=1.0) -> float:
     :math:`E = (1+\sqrt\gamma)^2`, so :math:`c = \gamma^{-3/4}(1+\sqrt\gamma)^{-2}`, which is the coefficient of
     :math:`\sqrt{(b-\lambda)(\lambda-a)}/(2\pi\gamma\lambda)` at :math:`b`, since :math:`\sqrt{b - a} =
     2\gamma^{1/4}`. The relative error of the square-root law is :math:`O(\varepsilon)`, which is what
-    the tests check against :func:`attnlib.theory.bulk_density`.
+    the tests check against :class:`attnlib.theory.laws.Bulk`.
 
     Parameters
     ----------
@@ -161,12 +161,12 @@ def standardize(delta, gamma, top, kappa, d):
 
 @lru_cache(maxsize=16)
 def edge_quantile(p: float = WINDOW_LEVEL) -> float:
-    """The ``p`` quantile of TW_1 (``tracy_widom.cdf(q) = p``): a top eigenvalue without an outlier exceeds
+    """The ``p`` quantile of TW_1 (``TracyWidom().cdf(q) = p``): a top eigenvalue without an outlier exceeds
     ``E + q * edge_scale`` with probability about ``1 - p`` (0.99: q = 2.02; 0.95: q = 0.98)."""
     p = _v.positive("p", p)
     if not p < 1:
         raise ValueError(f"p must be a probability in (0, 1), got {p!r}")
-    return float(brentq(lambda s: tracy_widom.cdf(s) - p, -8.0, 8.0, xtol=1e-12))
+    return float(brentq(lambda s: tracy_widom.TracyWidom().cdf(s) - p, -8.0, 8.0, xtol=1e-12))
 
 
 @lru_cache(maxsize=16)
@@ -184,7 +184,7 @@ def window_half_width(level: float = WINDOW_LEVEL) -> float:
     """
     q = edge_quantile(level)
     if not q > 0:
-        raise ValueError(f"level must exceed the TW_1 mass below 0, {float(tracy_widom.cdf(0.0)):.4f}, so that "
+        raise ValueError(f"level must exceed the TW_1 mass below 0, {tracy_widom.TracyWidom().cdf(0.0):.4f}, so that "
                          f"the margin quantile is positive; got level = {level!r} (quantile {q:.4g})")
     return float(np.sqrt(q))
 

@@ -17,7 +17,7 @@ of MP_delta (through psi = zeta G - 1, :func:`mp_psi`) and B = U diag(b) Uᵀ:
 
 With orthonormal heads (WᵀW = I, :func:`whiten`) every spike is a single head's: the eigenvalues of the
 pencil (WᵀRW, WᵀW) (:func:`pencil`) play alpha/kappa, and H gamma plays gamma. :func:`span_bound` bounds the
-top one by lambda_max(R).
+top one by lambda_max(R).The bulk law is :class:`attnlib.theory.HeadsBulk`.
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ from attnlib.numerics import checks as _v
 
 __all__ = ["check_heads", "head_matrices", "pencil", "SpanBound", "span_bound", "whiten", "noise_scales",
            "population_edge", "mp_psi", "resolvent_matrix", "signal_matrix", "sample_map", "critical_point",
-           "bulk_upper_edge", "bulk_moments", "bulk_density", "HeadSpikes", "spikes", "signal_spikes",
-           "head_thresholds", "spike_curves"]
+           "HeadSpikes", "spikes", "signal_spikes", "head_thresholds", "spike_curves"]
 
 _ZERO = 1e-12  # an eigenvalue of B at most this times the largest counts as 0 (a head in the span of others)
 #: An eigenvalue of K at most this times the largest counts as 0: its spike would need a signal a million times
@@ -227,70 +226,6 @@ def critical_point(B, delta, gamma) -> float:
     if i == 0:
         raise ValueError("z'(y) is positive at the population edge: no critical point")
     return float(brentq(dz, ys[i - 1], ys[i], xtol=1e-15 * edge, rtol=1e-15))
-
-
-def bulk_upper_edge(B, delta, gamma) -> float:
-    """Upper edge of the bulk of S: z(y*) (the population edge when gamma = 0)."""
-    return sample_map(critical_point(B, delta, gamma), B, delta, gamma)
-
-
-def bulk_moments(B, delta, gamma) -> tuple[float, float]:
-    """(m1, m2) of the bulk law (per coordinate): tr B / H and (1 + delta) tr(B^2)/H + gamma (tr B)^2 / H."""
-    B = _v.finite_array("B", B)
-    delta, gamma = _v.positive("delta", delta), _v.nonnegative("gamma", gamma)
-    H = B.shape[0]
-    return float(np.trace(B) / H), float((1.0 + delta) * np.trace(B @ B) / H + gamma * np.trace(B) ** 2 / H)
-
-
-def _psi_complex(zeta: np.ndarray, delta: float):
-    """psi(zeta) = zeta G(zeta) - 1 of MP_delta and its derivative, for Im zeta > 0: the root of
-    delta psi^2 + (1 + delta - zeta) psi + 1 = 0 with Im psi < 0."""
-    a = zeta - 1.0 - delta
-    r = np.sqrt(a * a - 4.0 * delta + 0j)
-    p = (a - r) / (2.0 * delta)
-    p = np.where(p.imag <= 0, p, (a + r) / (2.0 * delta))
-    return p, p / (2.0 * delta * p + 1.0 + delta - zeta)
-
-
-def bulk_density(x, B, delta, gamma) -> np.ndarray:
-    """Density of the bulk law of S (per coordinate of R^{dH}) at real x > 0, vectorised.
-
-    Newton's method on z(y) = x + i0 for the subordination point y (Im y > 0), continued from x + i x as in
-    :func:`attnlib.theory.population.subordination`; then psi_S = (1/H) sum_i psi(y/b_i) and the density is
-    -Im((1 + psi_S)/x) / pi. A point where Newton stalls on the real axis (Im y -> 0) lies outside the support
-    (density 0); raises ValueError if a point did not converge otherwise.
-    """
-    delta, gamma = _v.positive("delta", delta), _v.positive("gamma", gamma)
-    B = _v.finite_array("B", B)
-    b = noise_scales(B)
-    b, H = b[b > 0], B.shape[0]
-    x = np.atleast_1d(_v.finite_array("x", x)).astype(float)
-    if np.any(x <= 0):
-        raise ValueError("x must be positive")
-    y = x + 1j * x
-    for eta in np.geomspace(1.0, 1e-12, 25):
-        z = x + 1j * eta * np.maximum(x, 1e-3)
-        active = np.ones(x.size, bool)
-        for _ in range(60):  # Newton on the points that still move
-            ya = y[active]
-            zeta = ya[:, None] / b
-            p, dp = _psi_complex(zeta, delta)
-            step = (ya * (1.0 + gamma * p.sum(axis=1)) - z[active]) / (1.0 + gamma * np.sum(p + zeta * dp, axis=1))
-            for _ in range(60):  # stay in the upper half plane
-                bad = (ya - step).imag <= 0
-                if not bad.any():
-                    break
-                step = np.where(bad, step / 2, step)
-            y[active] = ya - step
-            active[active] = np.abs(step) > 1e-14 * np.abs(ya)
-            if not active.any():
-                break
-    p, _ = _psi_complex(y[:, None] / b, delta)
-    stuck = np.abs(y * (1.0 + gamma * p.sum(axis=1)) - x) / x > 1e-8
-    if np.any(stuck & (y.imag > 1e-8 * np.abs(y))):
-        raise ValueError("the subordination equation did not converge")
-    out = np.maximum(-np.imag((1.0 + p.sum(axis=1) / H) / (x + 1e-300j)), 0.0) / np.pi
-    return np.where(stuck, 0.0, out)  # stuck on the real axis: outside the support
 
 
 @dataclass(frozen=True)

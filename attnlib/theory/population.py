@@ -17,7 +17,7 @@ multiplicative convolution multiply) gives the law of S/kappa through its *subor
 and :math:`1 + \psi_S(z) = zG(z)` with :math:`\psi_S = \psi_H(y)` (noise) or :math:`\psi_H(y)/\delta`
 (tokens). gamma = 0 gives the population law. For H = delta_1 both are the book's map
 ``theory.outlier_map`` (noise: y = 1 + x; tokens: y = (x + delta)/delta). The upper edge is z at the largest
-critical point y* above the largest atom (:func:`critical_point`); a spike whose subordination point y
+critical point y* above the largest atom (``PopulationBulk``); a spike whose subordination point y
 exceeds y* gives an outlier z(y), with the sample-to-population overlap factor z_0 z'/(z z_0') (z_0: gamma = 0).
 
 The signal: h = mu + q, and the outlier of kappa W' + alpha h h^T solves (alpha/kappa) F(y) = 1, where F(y) is
@@ -41,10 +41,9 @@ from scipy.optimize import brentq
 from attnlib.numerics import checks as _v
 from attnlib.theory import single_token as _counts
 from attnlib.theory._spikes import Spike
-from attnlib.theory.spectral_laws import Law, edge_map
+from attnlib.theory.laws import SpectralLaw, edge_map
 
-__all__ = ["SIDES", "Population", "law_map", "subordination", "stieltjes", "density", "critical_point",
-           "upper_edge", "lower_edge", "law", "signal_function", "population_signal", "critical_snr",
+__all__ = ["SIDES", "Population", "PopulationBulk", "signal_function", "population_signal", "critical_snr",
            "critical_mu_norm2"]
 
 #: The two places a population law acts, the noise (d side, covariance) or the tokens (V side, frequencies).
@@ -127,20 +126,14 @@ def _map(y, H: Population, delta: float, gamma: float):
     return y * a * b, a * b + y * (da * b + a * db)
 
 
-def law_map(y, population: Population, delta, gamma):
-    """``(z(y), z'(y))``, the inverse of the subordination map (module docstring); gamma = 0: population law."""
-    H, delta, gamma = _check(population, delta, gamma)
-    return _map(np.asarray(y, dtype=complex if np.iscomplexobj(y) else float), H, delta, gamma)
-
-
-def subordination(z, population: Population, delta, gamma, *, steps: int = 14, newton: int = 30):
+def _subordination(z, population: Population, delta, gamma, *, steps: int = 14, newton: int = 30):
     """The subordination point y(z) (Im y > 0) for z with Im z > 0, vectorised.
 
     Newton's method on z(y) = z, continued along z_j = Re z + i eta_j with eta_j falling geometrically from
     max(4, 2|z|) to Im z (the approach of :mod:`attnlib.theory.single_token`), each step halved while it would leave the
     upper half plane. Raises ValueError if a point did not converge (residual above 1e-8 relative).
     """
-    H, delta, gamma = _check(population, delta, gamma)
+    H = population
     z = np.asarray(z, dtype=complex)
     if not np.all(np.isfinite(z)) or not np.all(z.imag > 0):
         raise ValueError("z must be finite with Im z > 0")
@@ -170,12 +163,12 @@ def subordination(z, population: Population, delta, gamma, *, steps: int = 14, n
     return y.reshape(shape)
 
 
-def stieltjes(z, population: Population, delta, gamma, kappa=1.0):
+def _stieltjes(z, population: Population, delta, gamma, kappa=1.0):
     r"""Stieltjes transform :math:`m(z) = \int dF(x)/(x - z)` of the law of S (scale ``kappa``), Im z > 0.
 
     Token side at gamma = 0 (the population law of token frequencies) is the equation that
     :func:`attnlib.theory.single_token` solves for token counts, and is solved by its solver; otherwise through
-    :func:`subordination`.
+    the subordination point.
     """
     H, delta, gamma = _check(population, delta, gamma)
     kappa = _v.positive("kappa", kappa)
@@ -185,22 +178,22 @@ def stieltjes(z, population: Population, delta, gamma, kappa=1.0):
             raise ValueError("z must be finite with Im z > 0")
         out = np.asarray(_counts._solve(z, delta, H.atoms, H.masses)) / kappa
     else:
-        y = subordination(z, H, delta, gamma)
+        y = _subordination(z, H, delta, gamma)
         out = -(1.0 + (H.psi(y) if H.side == "noise" else H.psi(y) / delta)) / z / kappa
     return out if out.ndim else complex(out)
 
 
-def density(x, population: Population, delta, gamma, kappa=1.0):
+def _density(x, population: Population, delta, gamma, kappa=1.0):
     """Density of the law of S at real ``x`` (vectorised): Im m(x + i eta)/pi, eta = 1e-9 (kappa + abs(x))."""
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)):
         raise ValueError("x must contain only finite numbers")
-    m = stieltjes(x + 1e-9j * (kappa + np.abs(x)), population, delta, gamma, kappa)
+    m = _stieltjes(x + 1e-9j * (kappa + np.abs(x)), population, delta, gamma, kappa)
     out = np.where(x > 0, np.maximum(np.imag(m), 0.0) / np.pi, 0.0)
     return out if out.ndim else float(out)
 
 
-def critical_point(population: Population, delta, gamma) -> float:
+def _critical_point(population: Population, delta, gamma) -> float:
     """y*: the critical point of z(y) above the largest atom (z decreases from +inf, then increases)."""
     H, delta, gamma = _check(population, delta, gamma)
     top = H.atoms.max()
@@ -212,13 +205,13 @@ def critical_point(population: Population, delta, gamma) -> float:
     return float(brentq(lambda y: _map(y, H, delta, gamma)[1], ys[i - 1], ys[i], xtol=1e-14 * top, rtol=1e-13))
 
 
-def upper_edge(population: Population, delta, gamma, kappa=1.0) -> float:
+def _upper_edge(population: Population, delta, gamma, kappa=1.0) -> float:
     """Upper end of the support of the law of S: kappa z(y*)."""
-    y = critical_point(population, delta, gamma)
+    y = _critical_point(population, delta, gamma)
     return float(_v.positive("kappa", kappa) * _map(y, population, delta, gamma)[0])
 
 
-def lower_edge(population: Population, delta, gamma, kappa=1.0) -> float:
+def _lower_edge(population: Population, delta, gamma, kappa=1.0) -> float:
     """Lower end of the support: kappa times the largest positive local maximum of z(y) over real y below the
     smallest atom (where z stops increasing: the end of the gap above 0), or 0 (a hard edge)."""
     H, delta, gamma = _check(population, delta, gamma)
@@ -232,22 +225,49 @@ def lower_edge(population: Population, delta, gamma, kappa=1.0) -> float:
     return _v.positive("kappa", kappa) * best
 
 
-def law(population: Population, delta, gamma, kappa=1.0, points: int = 3001):
-    """The law of S as an :class:`attnlib.theory.spectral_laws.Law` (edges, atom at 0, density, CDF), for spectra comparisons.
+class PopulationBulk(SpectralLaw):
+    """The law of S with a discrete ``population`` law H on one side (module docstring), of scale ``kappa``.
 
-    The density is computed once on ``points`` abscissae packed near both edges and integrated by the trapezoid
-    rule; raises ValueError if it does not integrate to the mass outside the atom within 2e-3.
+    ``gamma`` = 0 gives the population law. The CDF integrates the density on ``points`` abscissae packed near
+    both edges by the trapezoid rule (raises ValueError if it does not integrate to the mass outside the atom
+    within 2e-3); the moments come from the Stieltjes transform by a contour integral around the support.
     """
-    lo, hi = lower_edge(population, delta, gamma, kappa), upper_edge(population, delta, gamma, kappa)
-    atom = max(0.0, 1 - 1 / delta, 1 - 1 / gamma) if gamma > 0 else max(0.0, 1 - 1 / delta)
-    x = lo + (hi - lo) * edge_map(np.linspace(0.0, 1.0, _v.positive_int("points", points, minimum=101)))[0]
-    f = density(x, population, delta, gamma, kappa)
-    F = atom + np.concatenate(([0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(x))))
-    if abs(F[-1] - 1.0) > 2e-3:
-        raise ValueError(f"the density integrates to {F[-1] - atom:.5f}, not {1 - atom:.5f}: increase points")
-    F = atom + (F - atom) * (1 - atom) / (F[-1] - atom)
-    return Law(name=f"generalised law ({population.side} side)", lower=lo, upper=hi, atom=atom,
-               density=lambda t: density(t, population, delta, gamma, kappa), _x=x, _F=F)
+
+    _MASS_TOLERANCE = 2e-3
+
+    def __init__(self, delta, gamma, population: Population, kappa=1.0, *, points: int = 3001):
+        self.population, self.delta, self.gamma = _check(population, delta, gamma)
+        self.kappa = _v.positive("kappa", kappa)
+        self.points = _v.positive_int("points", points, minimum=101)
+        self.name = f"generalised law ({population.side} side)"
+
+    def _support(self):
+        args = (self.population, self.delta, self.gamma, self.kappa)
+        return _lower_edge(*args), _upper_edge(*args)
+
+    def _atom(self):
+        delta, gamma = self.delta, self.gamma
+        return max(0.0, 1 - 1 / delta, 1 - 1 / gamma) if gamma > 0 else max(0.0, 1 - 1 / delta)
+
+    def _density(self, x):
+        return _density(x, self.population, self.delta, self.gamma, self.kappa)
+
+    def _stieltjes(self, z):
+        return _stieltjes(z, self.population, self.delta, self.gamma, self.kappa)
+
+    def _nodes(self):
+        lo, hi = self.support
+        x = lo + (hi - lo) * edge_map(np.linspace(0.0, 1.0, self.points))[0]
+        return x, self._density(x), np.diff(x)
+
+    def critical_point(self) -> float:
+        """y*: the critical point of z(y) above the largest atom, the subordination point of the upper edge."""
+        return _critical_point(self.population, self.delta, self.gamma)
+
+    def law_map(self, y):
+        """``(z(y), z'(y))`` at scale 1, the inverse of the subordination map (module docstring)."""
+        return _map(np.asarray(y, dtype=complex if np.iscomplexobj(y) else float), self.population, self.delta,
+                    self.gamma)
 
 
 def signal_function(delta, y, population: Population, mu_norm2=0.0, mu_weights=None):
@@ -304,7 +324,7 @@ def population_signal(delta, gamma, snr, population: Population, kappa=1.0, *, m
     H, delta, gamma = _check(population, delta, gamma)
     snr, kappa = _v.positive("snr", snr), _v.positive("kappa", kappa)
     direction = _v.choice("direction", direction, ("h", "mu"))
-    y_pop, y_smp = critical_point(H, delta, 0.0), critical_point(H, delta, gamma)
+    y_pop, y_smp = _critical_point(H, delta, 0.0), _critical_point(H, delta, gamma)
     h2 = _h_norm2(H, delta, mu_norm2, mu_weights)
     F = lambda y: snr * signal_function(delta, y, H, mu_norm2, mu_weights)[0] - 1.0  # noqa: E731
     nan = float("nan")
@@ -335,7 +355,7 @@ def population_signal(delta, gamma, snr, population: Population, kappa=1.0, *, m
 def critical_snr(delta, gamma, population: Population, *, mu_norm2=0.0, mu_weights=None) -> tuple[float, float]:
     """``(population, sample)`` thresholds on alpha/kappa: 1/F at the two critical points."""
     H, delta, gamma = _check(population, delta, gamma)
-    return tuple(float(1.0 / signal_function(delta, critical_point(H, delta, g), H, mu_norm2, mu_weights)[0])
+    return tuple(float(1.0 / signal_function(delta, _critical_point(H, delta, g), H, mu_norm2, mu_weights)[0])
                  for g in (0.0, gamma))
 
 
@@ -353,7 +373,7 @@ def critical_mu_norm2(delta, gamma, snr, population: Population, *, mu_fractions
         raise ValueError("mu_fractions must sum to 1")
     out = []
     for g in (0.0, gamma):
-        y = critical_point(H, delta, g)
+        y = _critical_point(H, delta, g)
         F0 = signal_function(delta, y, H, 0.0, None if frac is None else 0 * frac)[0]
         F1 = signal_function(delta, y, H, 1.0, frac)[0] - F0
         out.append(float(max(0.0, (1.0 / snr - F0) / F1)))

@@ -23,30 +23,32 @@ mean 1, variance :math:`\gamma/\delta` and the same third moment, and the fourth
 :math:`(\gamma/\delta)^2`, which is the :math:`T_\text{eff} = 1` case of :func:`attnlib.theory.tokens.m4_shift`.
 
 * :func:`count_population`: the atoms and masses of :math:`H_\lambda` (Poisson tail cut at ``tail``);
-* :func:`stieltjes`: :math:`m(z)`, the inverse of the explicit :math:`z(m)`, by Newton's method, continued from
-  far above the real axis down to it, vectorised over z; :func:`density`;
-* :func:`lower_edge`: the largest value of :math:`z(m)` over :math:`m > 0`; :func:`moments`: exact moments;
-* :func:`one_token_law`: the law as an :class:`attnlib.theory.spectral_laws.Law` (for ``ks_distance``, ``histogram_l1``).
+* :class:`OneToken`: the law (an :class:`attnlib.theory.laws.SpectralLaw`): its Stieltjes transform
+  :math:`m(z)`, the inverse of the explicit :math:`z(m)`, by Newton's method, continued from far above the real
+  axis down to it, vectorised over z; the density; the lower edge, the largest value of :math:`z(m)` over
+  :math:`m > 0`; exact moments; the CDF (for ``ks_distance``, ``histogram_l1``).
 
-All functions take the ratios ``delta = d/V`` and ``gamma = d/N`` and the scale ``kappa = w_b^2``, and need
+All of them take the ratios ``delta = d/V`` and ``gamma = d/N`` and the scale ``kappa = w_b^2``, and need
 ``delta < 1 - exp(-delta/gamma)``: more distinct tokens are drawn than there are dimensions, so S has full rank
 and the law no atom at 0.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import poisson
 
 from attnlib.numerics import checks as _v
-from attnlib.theory.spectral_laws import Law
+from attnlib.theory.laws import SpectralLaw
 
-__all__ = ["count_population", "stieltjes", "density", "lower_edge", "moments", "one_token_law"]
+__all__ = ["count_population", "OneToken"]
 
 #: The Poisson tail beyond the last atom kept by :func:`count_population`.
 TAIL = 1e-15
-#: Mass of the law above ``Law.upper`` in :func:`one_token_law` (the support is unbounded, see there).
+#: Mass of the law above ``OneToken.upper`` (the support is unbounded, see there).
 UPPER_TAIL = 1e-7
 
 
@@ -114,7 +116,7 @@ def _solve(z, delta, tau, p, *, steps: int = 12, newton: int = 15):
     return m
 
 
-def stieltjes(z, delta, gamma, kappa=1.0):
+def _transform(z, delta, gamma, kappa=1.0):
     r"""Stieltjes transform :math:`m(z) = \int dF(x)/(x - z)` of the one-token law of scale ``kappa``.
 
     ``z`` complex with Im z > 0 (any shape). Raises ValueError if a point did not converge (residual of the
@@ -134,17 +136,17 @@ def stieltjes(z, delta, gamma, kappa=1.0):
     return out if out.ndim else complex(out)
 
 
-def density(x, delta, gamma, kappa=1.0):
+def _law_density(x, delta, gamma, kappa=1.0):
     """Density of the one-token law at real ``x`` (vectorised): Im m(x + i eta) / pi with eta = 1e-10 (1 + abs(x))."""
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)):
         raise ValueError("x must contain only finite numbers")
-    m = stieltjes(x + 1e-10j * (kappa + np.abs(x)), delta, gamma, kappa)
+    m = _transform(x + 1e-10j * (kappa + np.abs(x)), delta, gamma, kappa)
     out = np.where(x > 0, np.imag(m) / np.pi, 0.0)
     return out if out.ndim else float(out)
 
 
-def lower_edge(delta, gamma, kappa=1.0) -> float:
+def _lower_edge(delta, gamma, kappa=1.0) -> float:
     """Lower edge of the support: kappa times the maximum of z(m) over m > 0, where z'(m) = 0.
 
     z'(m) = 1/m^2 - sum_k p_k delta tau_k^2 / (1 + delta tau_k m)^2; m^2 z'(m) decreases from 1 (m -> 0) to
@@ -160,7 +162,7 @@ def lower_edge(delta, gamma, kappa=1.0) -> float:
     return float(kappa * _z(m_star, delta, tau, p)[0])
 
 
-def moments(k: int, delta, gamma, kappa=1.0) -> np.ndarray:
+def _exact_moments(k: int, delta, gamma, kappa=1.0) -> np.ndarray:
     r"""Exact moments :math:`m_1, \dots, m_k` of the one-token law of scale ``kappa``.
 
     With :math:`G(z) = -m(z) = \sum_j m_j z^{-j-1}` the equation reads
@@ -189,33 +191,50 @@ def moments(k: int, delta, gamma, kappa=1.0) -> np.ndarray:
     return G[2:k + 2] * kappa ** np.arange(1, k + 1)
 
 
-def one_token_law(delta, gamma, kappa=1.0, points: int = 4001):
-    """The one-token law as an :class:`attnlib.theory.spectral_laws.Law` (lower edge, density, CDF; no atom).
+class OneToken(SpectralLaw):
+    """The one-token law of scale ``kappa`` (lower edge, density, CDF, Stieltjes transform, exact moments; no atom).
 
-    The density is computed on ``points`` abscissae from the lower edge to kappa tau_K (1 + sqrt(delta))^2 (an
-    upper bound of the support of the population cut at its last atom tau_K), packed near the lower edge, and
-    integrated by the trapezoid rule; ``upper`` is where the CDF reaches 1 - ``UPPER_TAIL``. H_lambda has
-    unbounded support, so the law has tiny clusters arbitrarily far out; the mass above ``upper`` is below
+    The CDF integrates the density on ``points`` abscissae from the lower edge to kappa tau_K (1 + sqrt(delta))^2
+    (an upper bound of the support of the population cut at its last atom tau_K), packed near the lower edge,
+    by the trapezoid rule; ``upper`` is where the CDF reaches 1 - ``UPPER_TAIL``. H_lambda has unbounded
+    support, so the law has tiny clusters arbitrarily far out; the mass above ``upper`` is below
     ``UPPER_TAIL``. Raises ValueError if the computed density does not integrate to 1 within 1e-3.
     """
-    delta, gamma, kappa = _full_rank_ratios(delta, gamma, kappa)
-    points = _v.positive_int("points", points, minimum=101)
-    lo = lower_edge(delta, gamma, kappa)
-    tau, _ = count_population(delta, gamma)
-    far = kappa * tau[-1] * (1 + np.sqrt(delta)) ** 2
-    s = np.linspace(0.0, 1.0, points)
-    x = lo + (far - lo) * s**3  # dense near the lower edge and the main part of the bulk
-    f = density(x, delta, gamma, kappa)
-    F = np.concatenate(([0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(x))))
-    if abs(F[-1] - 1.0) > 1e-3:
-        raise ValueError(f"the one-token density integrates to {F[-1]:.6f}, not 1: increase points")
-    F /= F[-1]
-    upper = float(np.interp(1.0 - UPPER_TAIL, F, x))
-    keep = x <= upper
-    xs, Fs = np.append(x[keep], upper), np.append(F[keep], 1.0 - UPPER_TAIL)
 
-    def law_density(t):
-        return density(t, delta, gamma, kappa)
+    _MASS_TOLERANCE = 1e-3
 
-    return Law(name=f"one token, kappa MP_{delta:g} with Poisson({delta / gamma:g}) counts", lower=lo, upper=upper,
-               atom=0.0, density=law_density, _x=xs, _F=Fs)
+    def __init__(self, delta, gamma, kappa=1.0, *, points: int = 4001):
+        self.delta, self.gamma, self.kappa = _full_rank_ratios(delta, gamma, kappa)
+        self.points = _v.positive_int("points", points, minimum=101)
+        self.name = f"one token, kappa MP_{self.delta:g} with Poisson({self.delta / self.gamma:g}) counts"
+
+    @cached_property
+    def _lower(self) -> float:
+        return _lower_edge(self.delta, self.gamma, self.kappa)
+
+    def _support(self):
+        return self._lower, float(self._table[0][-1])
+
+    def _density(self, x):
+        return _law_density(x, self.delta, self.gamma, self.kappa)
+
+    def _stieltjes(self, z):
+        return _transform(z, self.delta, self.gamma, self.kappa)
+
+    def _moments(self, k):
+        return _exact_moments(k, self.delta, self.gamma, self.kappa)
+
+    def _nodes(self):
+        lo = self._lower
+        tau, _ = count_population(self.delta, self.gamma)
+        far = self.kappa * tau[-1] * (1 + np.sqrt(self.delta)) ** 2
+        s = np.linspace(0.0, 1.0, self.points)
+        x = lo + (far - lo) * s**3  # dense near the lower edge and the main part of the bulk
+        return x, self._density(x), np.diff(x)
+
+    @cached_property
+    def _table(self):
+        x, F = SpectralLaw._table.func(self)
+        upper = float(np.interp(1.0 - UPPER_TAIL, F, x))
+        keep = x <= upper
+        return np.append(x[keep], upper), np.append(F[keep], 1.0 - UPPER_TAIL)

@@ -44,7 +44,7 @@ Accuracy: adding 80 nodes changes ``cdf`` and ``pdf`` by less than 5e-14 on [-14
 the Painleve II representation (:math:`F_2(s) = \exp(-\int_s^\infty (x - s) q(x)^2 dx)`,
 :math:`F_1(s) = F_2(s)^{1/2} \exp(-\frac12\int_s^\infty q(x) dx)`, with the Hastings-McLeod solution of
 :math:`q'' = s q + 2 q^3`, :math:`q \sim \mathrm{Ai}` at :math:`+\infty`, integrated backwards from s = 10)
-to 4e-14 on [-8, 10] (the tests repeat this at a few points); and the mean and variance from :func:`moments`
+to 4e-14 on [-8, 10] (the tests repeat this at a few points); and the mean and variance from :meth:`TracyWidom.stats`
 agree with the published constants to 4e-13 (skewness and kurtosis to the 1e-11 of their published digits).
 We claim 1e-12 absolute for ``cdf`` and ``pdf``.
 
@@ -65,7 +65,9 @@ import numpy as np
 from scipy.linalg import lu_factor, lu_solve
 from scipy.special import airy
 
-__all__ = ["MEAN", "SD", "VARIANCE", "Moments", "cdf", "moments", "pdf"]
+from attnlib.theory.laws import SpectralLaw
+
+__all__ = ["MEAN", "SD", "VARIANCE", "Moments", "TracyWidom"]
 
 #: Mean of the Tracy-Widom law F_1 (Tracy & Widom 1996; digits as tabulated by Bornemann 2010).
 MEAN = -1.2065335745820
@@ -88,16 +90,6 @@ def _check_beta(beta) -> int:
     if isinstance(beta, bool) or beta not in (1, 2):
         raise ValueError(f"beta must be 1 (real symmetric, F_1) or 2 (complex Hermitian, F_2), got {beta!r}")
     return int(beta)
-
-
-def _check_points(name: str, s) -> np.ndarray:
-    try:
-        arr = np.asarray(s, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got {s!r}") from None
-    if np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not contain NaN, got {s!r}")
-    return arr
 
 
 def _nodes(length: float, extra: int = 0) -> int:
@@ -156,47 +148,9 @@ def _tabulate(s: np.ndarray, beta: int, want: str, extra: int = 0) -> np.ndarray
     return out.reshape(s.shape)
 
 
-def cdf(s, beta: int = 1):
-    r"""Tracy-Widom distribution function :math:`F_\beta(s)`, vectorised over ``s``.
-
-    Parameters
-    ----------
-    s : float or array_like
-        Points (any shape; ``-inf`` and ``+inf`` allowed, NaN not).
-    beta : {1, 2}
-        1 for real symmetric matrices (the law of the top eigenvalue of ``S``), 2 for complex Hermitian.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        :math:`F_\beta(s)` in [0, 1], with the shape of ``s``; absolute error below 1e-12.
-
-    Raises
-    ------
-    ValueError
-        If ``beta`` is not 1 or 2, or ``s`` is not real or contains NaN.
-    """
-    return _evaluate(s, beta, "cdf")
-
-
-def _evaluate(s, beta, want: str):
-    """``cdf`` or ``pdf`` at ``s``, after checking the arguments; a float for a scalar ``s``."""
-    beta = _check_beta(beta)
-    out = _tabulate(_check_points("s", s), beta, want)
-    return float(out) if out.ndim == 0 else out
-
-
-def pdf(s, beta: int = 1):
-    r"""Tracy-Widom density :math:`F_\beta'(s)`, vectorised over ``s`` (Jacobi's formula, no differencing).
-
-    Arguments, shape, accuracy and errors as for :func:`cdf`; returns the density at ``s`` (>= 0).
-    """
-    return _evaluate(s, beta, "pdf")
-
-
 @dataclass(frozen=True)
 class Moments:
-    """Summary of a Tracy-Widom law computed from its tabulated density (see :func:`moments`)."""
+    """Summary of a Tracy-Widom law computed from its tabulated density (see :meth:`TracyWidom.stats`)."""
 
     beta: int
     mass: float
@@ -211,17 +165,22 @@ class Moments:
 
 
 @lru_cache(maxsize=4)
-def _moments(beta: int, extra: int = 0) -> Moments:
-    # Composite Gauss-Legendre on [left, 15] in unit panels: the density is analytic, and outside this range
-    # its mass and moments are below 1e-15 (left tail exp(-|s|^3/24); right tail exp(-2/3 s^1.5), which
-    # still adds 3e-12 to the variance beyond s = 12).
+def _quadrature(beta: int, extra: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes, weights and density values of composite Gauss-Legendre on [left, 15] in unit panels."""
+    # The density is analytic, and outside this range its mass and moments are below 1e-15 (left tail
+    # exp(-|s|^3/24); right tail exp(-2/3 s^1.5), which still adds 3e-12 to the variance beyond s = 12).
     left = {1: -11.0, 2: -9.0}[beta]
     edges = np.arange(left, 15.0 + 0.5, 1.0)
     x, w = np.polynomial.legendre.leggauss(_PANEL_NODES)
     mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
     pts = (mid[:, None] + half[:, None] * x[None, :]).ravel()
     wts = (half[:, None] * w[None, :]).ravel()
-    dens = _tabulate(pts, beta, "pdf", extra)
+    return pts, wts, _tabulate(pts, beta, "pdf", extra)
+
+
+@lru_cache(maxsize=4)
+def _stats(beta: int, extra: int = 0) -> Moments:
+    pts, wts, dens = _quadrature(beta, extra)
     raw = [float(np.sum(wts * dens * pts**k)) for k in range(5)]
     mass, m1 = raw[0], raw[1] / raw[0]
     c2 = raw[2] / mass - m1**2
@@ -230,25 +189,45 @@ def _moments(beta: int, extra: int = 0) -> Moments:
     return Moments(beta=beta, mass=mass, mean=m1, variance=c2, skewness=c3 / c2**1.5, excess_kurtosis=c4 / c2**2 - 3)
 
 
-def moments(beta: int = 1) -> Moments:
-    r"""Mass, mean, variance, skewness and excess kurtosis of :math:`F_\beta`, integrated from :func:`pdf`.
+class TracyWidom(SpectralLaw):
+    r"""The Tracy-Widom law :math:`F_\beta` on the whole line: ``beta`` 1 for real symmetric matrices (the law
+    of the top eigenvalue of ``S``), 2 for complex Hermitian.
 
-    Computed by composite Gauss-Legendre quadrature of :math:`s^k F_\beta'(s)` (cached after the first call,
-    which takes about a second). For ``beta = 1`` the mean and variance reproduce :data:`MEAN` and
-    :data:`VARIANCE`; this is the end-to-end check of the tabulation.
-
-    Parameters
-    ----------
-    beta : {1, 2}
-
-    Returns
-    -------
-    Moments
-        ``mass`` (1 up to quadrature error), ``mean``, ``variance``, ``sd``, ``skewness``, ``excess_kurtosis``.
-
-    Raises
-    ------
-    ValueError
-        If ``beta`` is not 1 or 2.
+    ``cdf`` is the Fredholm determinant and ``density`` its derivative by Jacobi's formula (no differencing),
+    vectorised, with the shape of the points (``-inf`` and ``+inf`` allowed, NaN not); absolute error below
+    1e-12. ``moments(k)`` (k <= 4), ``stieltjes`` and :meth:`stats` integrate the density by composite
+    Gauss-Legendre quadrature (cached after the first call, which takes about a second).
     """
-    return _moments(_check_beta(beta))
+
+    _INFINITE_POINTS = True
+
+    def __init__(self, beta: int = 1):
+        self.beta = _check_beta(beta)
+        self.name = f"TW_{self.beta}"
+
+    def _support(self):
+        return -np.inf, np.inf
+
+    def _density(self, x):
+        return _tabulate(x, self.beta, "pdf")
+
+    def _cdf(self, x):
+        return _tabulate(x, self.beta, "cdf")
+
+    def _moments(self, k):
+        if k > 4:
+            raise ValueError(f"k must be at most 4 (moments of TracyWidom by quadrature), got {k}")
+        pts, wts, dens = _quadrature(self.beta)
+        return np.array([float(np.sum(wts * dens * pts**j)) for j in range(1, k + 1)])
+
+    def _stieltjes(self, z):
+        pts, wts, dens = _quadrature(self.beta)
+        return np.sum(wts * dens / (pts - z[..., None]), axis=-1)
+
+    def stats(self) -> Moments:
+        """Mass, mean, variance (``sd``), skewness and excess kurtosis, from the quadrature of the density.
+
+        For ``beta = 1`` the mean and variance reproduce :data:`MEAN` and :data:`VARIANCE`; this is the
+        end-to-end check of the tabulation.
+        """
+        return _stats(self.beta)

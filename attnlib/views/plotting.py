@@ -17,7 +17,7 @@ from attnlib.engine.compare import as_spectrum
 from attnlib.numerics import checks as _v
 from attnlib.numerics.linalg import zero_mask
 from attnlib.theory import spike
-from attnlib.theory.spectral_laws import Law, bulk_law
+from attnlib.theory.laws import Bulk, SpectralLaw
 
 __all__ = ["use_book_style", "COLORS", "points", "curve", "overlay", "spectrum_overlay", "correlation_heatmaps",
            "model_schematic"]
@@ -92,15 +92,17 @@ def curve(ax, x, y, *, color=COLORS["theory"], label: str | None = "theory", lw:
 def overlay(ax, eigenvalues, law, *, bins: int = 50, label: str = "simulation", color: str = "#9ecae1"):
     """Histogram of the non-zero eigenvalues against the continuous part of ``law`` (both normalised to mass 1).
 
-    ``law`` is an :class:`attnlib.theory.spectral_laws.Law`. The zeros are found by the one rule of :mod:`attnlib.numerics.linalg`
+    ``law`` is an :class:`attnlib.theory.laws.SpectralLaw`. The zeros are found by the one rule of
+    :mod:`attnlib.numerics.linalg`
     (:func:`~attnlib.numerics.linalg.zero_mask`), not as the ``round(atom * n)`` smallest eigenvalues, so the finite-size
     rank deficit (one extra zero per side lost to centering) does not leave a spurious bar at 0; the legend
     reports the zero fraction against the atom. Edges are dotted; the curve is evaluated on a grid that is dense
     near both edges. Eigenvalues of several draws may be passed as rows.
     """
 
-    if not isinstance(law, Law):
-        raise ValueError(f"law must be an attnlib.theory.spectral_laws.Law (from bulk_law or mp_law), got {law!r}")
+    if not isinstance(law, SpectralLaw):
+        raise ValueError(f"law must be an attnlib.theory.SpectralLaw (theory.Bulk, theory.MarchenkoPastur, ...), "
+                         f"got {law!r}")
     ev = as_spectrum(eigenvalues)
     bins = _v.positive_int("bins", bins)
     zero = zero_mask(ev)
@@ -131,7 +133,7 @@ def spectrum_overlay(ax, eigenvalues, delta, gamma, kappa=1.0, *, bins=60, outli
     skipped).
     """
 
-    overlay(ax, eigenvalues, bulk_law(delta, gamma, kappa), bins=bins, label=label, color=color)
+    overlay(ax, eigenvalues, Bulk(delta, gamma, kappa), bins=bins, label=label, color=color)
     for value, text in outliers:
         if np.isfinite(value):
             ax.axvline(value, color=COLORS["causal"], ls="--", lw=1.2, label=text)
@@ -204,7 +206,7 @@ def model_schematic(axes, rng, *, delta=0.2, gamma=0.2, theta=2.0):
     ax.text(0, -1.35, "top eigenvector\nof $S$ along $\\mu$", **small)
     ax.set(xlim=(-2.5, 2.5), ylim=(-2.0, 1.8))
     ax = axes[3]  # the spectrum of S: the bulk law and the outlier
-    law = bulk_law(delta, gamma)
+    law = Bulk(delta, gamma)
     x = law.grid(400)
     dens = law.density(x) / (1 - law.atom)
     peak = float(np.nanmax(dens))

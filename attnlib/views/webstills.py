@@ -76,8 +76,8 @@ def weights_still(data: dict):
 def bulk_still(data: dict):
     """The bulk law MP_delta ⊠ MP_gamma over the payload's simulated spectrum."""
     s, sims = data["state"], data["simulations"]
-    lo, hi = theory.bulk_edges(s["delta"], s["gamma"])
-    atom = theory.zero_atom(s["delta"], s["gamma"])
+    lo, hi = theory.Bulk(s["delta"], s["gamma"]).support
+    atom = theory.Bulk(s["delta"], s["gamma"]).atom
     x = np.linspace(lo, hi, 600)
     fig, (ax,) = _figure(1, 3.2)
     draw = next((d for d in sims["draws"] if d["state"] == {"delta": s["delta"], "gamma": s["gamma"]}), None)
@@ -87,7 +87,7 @@ def bulk_still(data: dict):
         heights = np.asarray(h["counts"]) / (h["n"] * np.diff(edges))
         ax.bar(edges[:-1], heights, width=np.diff(edges), align="edge", color=_SIM_COLOR, edgecolor="white",
                linewidth=0.3, label=f"simulated non-zero eigenvalues / κ (d = {sims['d']})")
-    ax.plot(x, theory.bulk_density(x, s["delta"], s["gamma"]) / (1 - atom), color=COLORS["theory"],
+    ax.plot(x, theory.Bulk(s["delta"], s["gamma"]).density(x) / (1 - atom), color=COLORS["theory"],
             label=r"$\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma$, continuous part")
     for i, edge in enumerate((lo, hi)):
         ax.axvline(edge, color=COLORS["edge"], ls=":", lw=1.2, label="edges" if i == 0 else None)
@@ -125,7 +125,7 @@ def recovery_still(data: dict):
     mu2 = np.linspace(0.0, max(MU2_MAX, s["mu_norm2"]), 400)
     curves = recovery_curves(level, s, f, mu2)
     gamma = s.get("gamma", 1.0)
-    edge = theory.mp_edges(s["delta"])[1] if population else theory.bulk_edges(s["delta"], gamma)[1]
+    edge = theory.MarchenkoPastur(s["delta"]).upper if population else theory.Bulk(s["delta"], gamma).upper
     sim = next((x for x in sims["settings"] if x["state"] == {k: s[k] for k in x["state"]}), None)
     fig, (left, right) = _figure(2, 3.4)
     left.axhline(edge, color=COLORS["edge"], ls=":", lw=1.2, label="bulk edge")
@@ -193,12 +193,12 @@ def family_still(data: dict):
 
 
 def _primer_law(left, right, delta):
-    lo, hi = theory.mp_edges(delta)
+    lo, hi = theory.MarchenkoPastur(delta).support
     x = lo + (hi - lo) * (1 - np.cos(np.pi * np.linspace(0, 1, 400))) / 2  # dense near the edges
     axis = np.linspace(-0.25 * hi, 1.3 * hi, 601)
     axis = axis[axis != 0]  # G has its pole or branch point at 0
     G = theory.mp_stieltjes_complex(axis, delta)
-    left.plot(x, theory.mp_density(x, delta), color=COLORS["theory"], label="MP_δ density; Re G(λ + i0)")
+    left.plot(x, theory.MarchenkoPastur(delta).density(x), color=COLORS["theory"], label="MP_δ density; Re G(λ + i0)")
     right.plot(axis, G.real, color=COLORS["theory"])
     right.plot(axis, -G.imag / np.pi, color=COLORS["mean"], ls="--", label="−Im G(λ + i0)/π")
     right.axhline(0, color=COLORS["edge"], lw=1)
@@ -209,11 +209,12 @@ def _primer_law(left, right, delta):
 
 
 def _primer_spike(left, right, delta, theta):
-    lo, hi = theory.mp_edges(delta)
+    lo, hi = theory.MarchenkoPastur(delta).support
     x = np.linspace(lo, hi, 400)
     top = theory.spike(delta, 1.0, theta=theta).population_eigenvalue  # nan below the threshold
     axis = np.linspace(hi, 1.08 * np.nanmax([1.6 * hi, top]), 300)
-    left.plot(x, theory.mp_density(x, delta), color=COLORS["theory"], label="MP_δ density; G(λ) above the bulk")
+    left.plot(x, theory.MarchenkoPastur(delta).density(x), color=COLORS["theory"],
+              label="MP_δ density; G(λ) above the bulk")
     left.axvline(top, color=COLORS["causal"], ls="--", lw=1.5, label="outlier λ_pop; the level 1/θ")
     right.plot(axis, theory.mp_stieltjes_complex(axis, delta).real, color=COLORS["theory"])
     if theta > 0:
@@ -224,12 +225,12 @@ def _primer_spike(left, right, delta, theta):
 
 def _primer_product(left, right, delta, gamma, theta):
     sp = theory.spike(delta, gamma, theta=theta)
-    right_end = np.nanmax([theory.bulk_edges(delta, gamma)[1], theory.mp_edges(delta)[1],
-                           theory.mp_edges(gamma)[1], sp.sample_eigenvalue])
+    right_end = np.nanmax([theory.Bulk(delta, gamma).upper, theory.MarchenkoPastur(delta).upper,
+                           theory.MarchenkoPastur(gamma).upper, sp.sample_eigenvalue])
     grid = np.linspace(0, 1.08 * right_end, 700)
-    left.plot(grid, theory.mp_density(grid, delta), color=COLORS["mean"], ls="--", label="MP_δ")
-    left.plot(grid, theory.mp_density(grid, gamma), color=COLORS["optimal"], ls="-.", label="MP_γ")
-    left.plot(grid, theory.bulk_density(grid, delta, gamma), color=COLORS["theory"], lw=2, label="MP_δ ⊠ MP_γ")
+    left.plot(grid, theory.MarchenkoPastur(delta).density(grid), color=COLORS["mean"], ls="--", label="MP_δ")
+    left.plot(grid, theory.MarchenkoPastur(gamma).density(grid), color=COLORS["optimal"], ls="-.", label="MP_γ")
+    left.plot(grid, theory.Bulk(delta, gamma).density(grid), color=COLORS["theory"], lw=2, label="MP_δ ⊠ MP_γ")
     left.axvline(sp.sample_eigenvalue, color=COLORS["causal"], ls="--", lw=1.5, label="outlier of S")
     thetas = np.linspace(0, controls.THETA_MAX, 400)
     curves = theory.spike(delta, gamma, theta=thetas)
@@ -278,7 +279,7 @@ def heads_curves(state: dict, fixed: dict, points: int = 200) -> dict:
     curves = _theory_heads.spike_curves(delta, gamma, R=R, W=W, ells=ells)
     nested = [_theory_heads.head_thresholds(delta, gamma, R=R, W=W[:, :h])[1] for h in range(1, W.shape[1] + 1)]
     return {"W": W, "curves": curves, "thresholds": _theory_heads.head_thresholds(delta, gamma, R=R, W=W)[1],
-            "edge": _theory_heads.bulk_upper_edge(B, delta, gamma), "nested": nested,
+            "edge": theory.HeadsBulk(delta, gamma, B).upper, "nested": nested,
             "spikes": _theory_heads.signal_spikes(delta, gamma, R=R, W=W, mu_norm2=state["mu_norm2"])}
 
 

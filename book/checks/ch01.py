@@ -96,7 +96,7 @@ def check(r: dict) -> Report:
         rep.row(name, abs(dev), f"4 sd = {sig(tol, 2)}", "relative error", abs(dev) < tol)
     overlap_err = abs(r["pop_overlap"] - sig_th.population_overlap)
     rep.row("signal spike overlap with ĥ", overlap_err, 0.03, "absolute", overlap_err < 0.03)
-    edge = theory.mp_edges(dl, kap)[1]
+    edge = theory.MarchenkoPastur(dl, kap).upper
     # the largest bulk eigenvalue in Tracy-Widom scales of kappa MP_delta (the delta -> 0 form of the scale)
     edge_tw = abs(eig_c[1] - edge) / fluctuations.edge_scale(1e-10, dl, kap, d)
     rep.row("largest bulk eigenvalue vs edge", edge_tw, 4, "Tracy–Widom scales", edge_tw < 4)

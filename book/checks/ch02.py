@@ -20,7 +20,6 @@ from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import positional, weights
 from attnlib.model.setting import sizes_for
-from attnlib.theory import spectral_laws
 from attnlib.views.tables import below
 
 from checks import Report
@@ -33,10 +32,10 @@ RATIO = "distance to law / between draws"
 def _edges_bound_the_density(delta: float, gamma: float) -> bool:
     """The density is positive just inside each edge and zero just outside (1e-6 of the upper edge), and the
     lower edge is 0 exactly when a ratio is 1."""
-    lower, upper = theory.bulk_edges(delta, gamma)
+    lower, upper = theory.Bulk(delta, gamma).support
     step = 1e-6 * upper
-    inside = theory.bulk_density(np.array([lower + step, upper - step]), delta, gamma)
-    outside = theory.bulk_density(np.array([lower - step, upper + step]), delta, gamma)
+    inside = theory.Bulk(delta, gamma).density(np.array([lower + step, upper - step]))
+    outside = theory.Bulk(delta, gamma).density(np.array([lower - step, upper + step]))
     return bool(inside.min() > 0 and outside.max() == 0 and (lower == 0) == (delta == 1 or gamma == 1))
 
 
@@ -58,7 +57,7 @@ def _most_used_token(r: dict) -> tuple[list, object]:
     at = theory.spike(eta, 1 / delta, theta=theory.thresholds(eta, 1 / delta)[1])
     share = eta * heavy.outlier_uses / T  # the token's share of the mixing bulk
     edge = delta * theory.outlier_map(theory.critical_x(eta, 1 / delta)[0], eta, 1 / delta)  # its outlier of S/kappa
-    return [abs(share / at.population_eigenvalue - 1), abs(edge / theory.bulk_edges(delta, gamma)[1] - 1)], heavy
+    return [abs(share / at.population_eigenvalue - 1), abs(edge / theory.Bulk(delta, gamma).upper - 1)], heavy
 
 
 def check(r: dict) -> Report:
@@ -74,8 +73,8 @@ def check(r: dict) -> Report:
         rank_deficit = 1 - min(s.d, s.V - 1, s.N - 1) / s.d
         zero_err.append(max(abs(compare.zero_fraction(e) - rank_deficit) for e in ev))
         dl, gm, kap = compare.finite_size_parameters(s)
-        candidates = [law, spectral_laws.mp_law(gm, kap), spectral_laws.mp_law(dl, kap),
-                      spectral_laws.mp_law(dl + gm, kap)]
+        candidates = [law, theory.MarchenkoPastur(gm, kap), theory.MarchenkoPastur(dl, kap),
+                      theory.MarchenkoPastur(dl + gm, kap)]
         cand.append([compare.distance_floor(ev, c, metric="ks").ratio for c in candidates])
     cand, d = np.array(cand), int(r["d_grid"])
     rep.row("six regimes: L1 (worst)", max(ratios["l1"]), 1, RATIO, max(ratios["l1"]) < 1)
@@ -89,7 +88,7 @@ def check(r: dict) -> Report:
     d, V, N = (int(x) for x in r["scale_sizes"])
     markov = positional.markov(T, float(r["scale_r"]))
     scale = {w: Setting(d=d, V=V, N=N, mu_norm2=0.0, process=markov, weights=w) for w in WEIGHTINGS}
-    unit_law = spectral_laws.bulk_law(*compare.finite_size_parameters(scale["mean"])[:2])
+    unit_law = theory.Bulk(*compare.finite_size_parameters(scale["mean"])[:2])
     scaled = np.concatenate([r[f"scale/{w}"] / compare.finite_size_parameters(s)[2] for w, s in scale.items()])
     floor = compare.distance_floor(scaled, unit_law, metric="ks")
     per_weighting = floor.to_law.reshape(len(WEIGHTINGS), -1).mean(axis=1) / floor.pairs.mean()

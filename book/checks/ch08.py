@@ -41,7 +41,7 @@ def check(r: dict) -> Report:
     rep = Report()
     state, n, root_n = _state(r, "spectrum"), int(r["n_spread"]), np.sqrt(int(r["n_spread"]))
     spec = explorers.spectrum_theory(state)
-    exact = theory.bulk_density(r["x"], state.delta, state.gamma, spec["kappa"]) / (1 - spec["atom"])
+    exact = theory.Bulk(state.delta, state.gamma, spec["kappa"]).density(r["x"]) / (1 - spec["atom"])
     bulk_gap = max(np.abs(r["explorer"] - exact).max(), np.abs(r["still"] - exact).max()) / exact.max()
     sim = explorers.simulation_setting(state, int(r["sim_d"]))
     predicted = sim.signal().sample_eigenvalue

@@ -52,7 +52,7 @@ def no_signal(d: int, T: int = 16) -> Setting:
 
 def se_sd(sd, n):
     """Standard error of a standard deviation over n draws of TW_1 (from its excess kurtosis)."""
-    return sd * np.sqrt((tracy_widom.moments(1).excess_kurtosis + 2) / (4 * n))
+    return sd * np.sqrt((tracy_widom.TracyWidom(1).stats().excess_kurtosis + 2) / (4 * n))
 
 
 def var_se(e):
@@ -96,7 +96,7 @@ def token_edge_draws(r: dict) -> dict:
 
 
 def _edge(r: dict, rep: Report) -> None:
-    T, TW = int(r["T"]), tracy_widom.moments(1)
+    T, TW = int(r["T"]), tracy_widom.TracyWidom(1).stats()
     q95, stats, exceed = fluctuations.edge_quantile(0.95), [], []
     for d in (int(x) for x in _keys(r, "edge_top")):
         s, top = no_signal(d, T), r[f"edge_top/{d}"]

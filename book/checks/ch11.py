@@ -26,7 +26,7 @@ import numpy as np
 from attnlib import Setting, theory
 from attnlib.engine import compare
 from attnlib.model import frequencies, k_classes, noise, positional
-from attnlib.theory import fluctuations, population, spectral_laws, tracy_widom
+from attnlib.theory import fluctuations, population, tracy_widom
 from attnlib.views.tables import sig
 from attnlib.numerics.statistics import standard_error as se_of
 
@@ -50,7 +50,7 @@ def _noise_laws(r, rep, iid, markov):
     heavy = int(np.flatnonzero(~finite)[0])
     band_set, far_set = markov.with_theta(r["theta_band"]), markov.with_theta(r["theta_above"])
     fs = compare.finite_size_parameters(iid)  # the bulk law matched to a finite centred S
-    law0 = spectral_laws.bulk_law(*fs)
+    law0 = theory.Bulk(*fs)
     ks_ratio = np.array([_ks(ev, law0) for ev in r["edge/spectra"]])
     z_dev = np.abs(fluctuations.standardize(fs[0], fs[1], top=r["edge/top"], kappa=fs[2], d=D).mean(axis=1)
                    - tracy_widom.MEAN)
@@ -103,9 +103,10 @@ def _anisotropic(r, iid, markov):
     thin_th = [population.population_signal(
         thin.delta, thin.gamma, snr=thin.snr, population=pops["thin"], kappa=thin.kappa, mu_norm2=mu2,
         mu_weights=np.array([0.0, mu2])), thin.signal_h()]
-    aniso_law = population.law(H2, *compare.finite_size_parameters(aniso))  # finite-S match
+    dl_f, gm_f, kap_f = compare.finite_size_parameters(aniso)  # finite-S match
+    aniso_law = population.PopulationBulk(dl_f, gm_f, H2, kap_f)
     aniso_ks = _ks(r["aniso_smp/spectra"], aniso_law)
-    upper2 = population.upper_edge(H2, aniso.delta, aniso.gamma, aniso.kappa)
+    upper2 = population.PopulationBulk(aniso.delta, aniso.gamma, H2, aniso.kappa).upper
     pop_top, pop_ov, smp_top, smp_ov, thin_top, thin_ov = (r[f"{k}/{f}"] for k in ("aniso_pop", "aniso_smp", "thin")
                                                            for f in ("top", "overlap_h"))
     aniso_dev = [[(pop_top[i].mean() - t.population_eigenvalue) / se_of(pop_top[i]) for i, t in enumerate(aniso_th)],
@@ -133,9 +134,9 @@ def _anisotropic(r, iid, markov):
     xs = np.linspace(1.2, 3.0, 7)
     book_map = theory.outlier_map(xs, 0.5, 0.25)
     reduce_err = max(
-        np.abs(population.law_map((xs + 0.5) / 0.5, frequencies.population(np.full(D, 1 / D)), 0.5, 0.25)[0]
+        np.abs(population.PopulationBulk(0.5, 0.25, frequencies.population(np.full(D, 1 / D))).law_map((xs + 0.5) / 0.5)[0]
                - book_map).max(),
-        np.abs(population.law_map(1 + xs, iso_pop, 0.5, 0.25)[0] - book_map).max())
+        np.abs(population.PopulationBulk(0.5, 0.25, iso_pop).law_map(1 + xs)[0] - book_map).max())
     checks = [
         [smp_ov[1].mean() < aniso_th[0].sample_overlap / 5, "low level: the signal hidden"],
         [smp_top[1].mean() < upper2 * (1 + 3 * D ** (-2 / 3)), "low level: top eigenvalue at the edge"],
@@ -174,7 +175,8 @@ def _zipf(r):
     zipf_worst = max(np.max(np.abs(v)) for v in zipf_dev)
     naive_gap = [(top[i].mean() - naive[i].sample_eigenvalue) / se_of(top[i]) for i in (1, 2)]
     i_max = int(np.argmax(crit_b[:, 1]))
-    zipf_law = population.law(zipf_pops[1], *compare.finite_size_parameters(zbase), points=1001)
+    dl_f, gm_f, kap_f = compare.finite_size_parameters(zbase)
+    zipf_law = population.PopulationBulk(dl_f, gm_f, zipf_pops[1], kap_f, points=1001)
     zipf_ks = _ks(r["zipf/spectra"], zipf_law)
     product_gap = (ov_u[1].mean() - zipf_th[1].sample_overlap * cos_hmu[1]) / se_of(ov_u[1])
     checks = [[crit_b[i_max, 1] > crit_b[0, 1] > crit_b[-1, 1], "the Zipf threshold is not monotone in b"]]

@@ -32,7 +32,7 @@ from attnlib.engine import compare
 from attnlib.model import positional, weights
 from attnlib.model.setting import sizes_for
 from attnlib.numerics.statistics import standard_error as se_of
-from attnlib.theory import fluctuations, spectral_laws, tracy_widom
+from attnlib.theory import fluctuations, tracy_widom
 
 from checks import Report
 
@@ -58,14 +58,14 @@ def _vectors_and_law(r: dict, rep: Report) -> None:
     rep.row("cos²(h, μ) at d = 1600 vs limit", cos_dev, 4, SE, cos_dev < 4)
     # the token-mixing matrix against MP_eta: inside the 95% Kolmogorov band of V independent draws at T = 16
     # (eigenvalues repel: a spectrum whose law is right sits well inside it), outside it at T = 1 (a lattice)
-    band, mix_law = 1.36 / np.sqrt(int(r["mix/V"])), spectral_laws.mp_law(r["mix/eta"])
+    band, mix_law = 1.36 / np.sqrt(int(r["mix/V"])), theory.MarchenkoPastur(r["mix/eta"])
     ks = {T: compare.ks_distance(r[f"mix/T={T}"], mix_law) for T in (16, 1)}
     rep.row("token-mixing spectrum at T = 16 vs MP₂", ks[16], band, "KS distance (1.36/√V)", ks[16] < band)
     rep.row("token-mixing spectrum at T = 1 vs MP₂ (must exceed)", ks[1], band, "KS distance (1.36/√V)",
             ks[1] > band)
     mass_err, quad_err = [], []
     for dl, gm in r["regimes"]:
-        law = spectral_laws.bulk_law(float(dl), float(gm))
+        law = theory.Bulk(float(dl), float(gm))
         # x = lower + u^2 removes a hard edge's x^(-1/2) singularity at 0
         quad, _ = integrate.quad(lambda u: 2 * u * law.density(law.lower + u**2), 0,
                                  np.sqrt(law.upper - law.lower), limit=400)
@@ -74,12 +74,12 @@ def _vectors_and_law(r: dict, rep: Report) -> None:
     rep.require(max(quad_err) < 1e-6, "quadrature of the density = 1 - atom")
     rep.row("law's mass: CDF vs quadrature", max(mass_err), 1e-6, "absolute", max(mass_err) < 1e-6)
     delta0, gamma0 = (float(x) for x in r["edge/regime"])
-    hi0, crit = theory.bulk_edges(delta0, gamma0)[1], theory.critical_x(delta0, gamma0)
+    hi0, crit = theory.Bulk(delta0, gamma0).upper, theory.critical_x(delta0, gamma0)
     s2, s3 = delta0 + gamma0 + delta0 * gamma0, delta0 * gamma0
     c_formula = 1 / (hi0 * np.sqrt(s2 * crit[0] + 3 * s3))
     c_code = fluctuations.edge_constant(delta0, gamma0)
     eps = 1e-6 * hi0
-    c_density = np.pi * theory.bulk_density(hi0 - eps, delta0, gamma0) / np.sqrt(eps)
+    c_density = np.pi * theory.Bulk(delta0, gamma0).density(hi0 - eps) / np.sqrt(eps)
     g_j, d_j = float(r["johnstone"][0]), int(r["johnstone"][1])
     johnstone = d_j ** (-2 / 3) * np.sqrt(g_j) * (1 + np.sqrt(g_j)) ** (4 / 3)
     scale_small_delta = fluctuations.edge_scale(1e-10, g_j, 1.0, d_j)
@@ -98,7 +98,7 @@ def _edges(r: dict, rep: Report) -> float:
     dl_tw, gm_tw, kp_tw = compare.finite_size_parameters(_independent(d_tw, V_tw, N_tw, T_tw))
     z_tw = fluctuations.standardize(dl_tw, gm_tw, top=top, kappa=kp_tw, d=int(d_tw))
     se_mean = tw_sd / np.sqrt(top.size)
-    se_sd = tw_sd * np.sqrt((tracy_widom.moments(1).excess_kurtosis + 2) / (4 * top.size))
+    se_sd = tw_sd * np.sqrt((tracy_widom.TracyWidom(1).stats().excess_kurtosis + 2) / (4 * top.size))
     rep.row("largest eigenvalue: TW₁ mean", abs(z_tw.mean() - tw_mean) / se_mean, 4, SE,
             abs(z_tw.mean() - tw_mean) < 4 * se_mean)
     rep.row("largest eigenvalue: TW₁ sd", abs(z_tw.std(ddof=1) - tw_sd) / se_sd, 4, SE,
@@ -111,7 +111,7 @@ def _edges(r: dict, rep: Report) -> float:
         z_low, z_high = compare.standardize_extremes(lowest, highest, dl, gm, kap, s.d)
         soft_low = delta != 1 and gamma != 1
         edge_dev += [z_high.mean() - tw_mean] + ([z_low.mean() - tw_mean] if soft_low else [])
-        moment_dev.append((per_draw.mean(axis=0) - theory.bulk_moments(3, dl, gm)) / se_of(per_draw, axis=0))
+        moment_dev.append((per_draw.mean(axis=0) - theory.Bulk(dl, gm).moments(3)) / se_of(per_draw, axis=0))
     edge_se = tw_sd / np.sqrt(r["grid/extremes"].shape[-1])
     rep.row("six regimes: edges vs TW₁ mean", max(np.abs(edge_dev)) / edge_se, 4, SE,
             np.all(np.abs(edge_dev) < 4 * edge_se))
@@ -129,7 +129,7 @@ def _tokens(r: dict, rep: Report) -> None:
     count_dev = abs(np.mean(counts) - predicted) / (np.std(counts, ddof=1) / np.sqrt(len(counts)))
     rep.row("most-used token: largest count", count_dev, 4, SE, count_dev < 4)
     eta = r["tok/eta"]
-    mp_tok = spectral_laws.mp_moments(4, eta)
+    mp_tok = theory.MarchenkoPastur(eta).moments(4)
     names = sorted({key.split("/")[1] for key in r if key.startswith("tok/") and key.count("/") == 2})
     mom_dev, token_dev, token_res = [], [], []
     for name in names:
@@ -156,7 +156,7 @@ def _few_tokens(r: dict, rep: Report, edge_se: float) -> None:
     rep.row("yardstick at T = 1 (must exceed the bound)", ratio[0], 1, "KS ratio", ratio[0] > 1)
     rep.row("yardstick at T = 64", ratio[-1], 1, "KS ratio", ratio[-1] < 1)
     dl, gm, _ = compare.finite_size_parameters(_independent(d, V, N, Ts[-1]))
-    m4_law = float(theory.bulk_moments(4, dl, gm)[3])
+    m4_law = float(theory.Bulk(dl, gm).moments(4)[3])
     m4_pred = np.array([m4_law + theory.tokens.m4_shift(dl, gm, np.full(T, 1.0 / T)) for T in Ts])
     k4 = theory.tokens.free_cumulants(r["dep/moments"])[:, :, 3]  # (T, draws): 4th free cumulant
     k4_diff, k4_pred = k4 - k4[-1], m4_pred - m4_pred[-1]  # paired against the largest T

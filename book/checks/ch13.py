@@ -84,7 +84,7 @@ def routes() -> dict:
         x_star = theory.critical_x(dl, gm)[0]
         at_threshold = float(theory.outlier_map(x_star, dl, gm))
         xs = np.linspace(0.5 * at_threshold, 1.5 * at_threshold, 200_001)
-        support_end = xs[theory.bulk_density(xs, dl, gm) > 0].max()
+        support_end = xs[theory.Bulk(dl, gm).density(xs) > 0].max()
         out["edge_gap"] = max(out["edge_gap"], abs(support_end / at_threshold - 1))
         out["edge"].append([dl, gm, x_star, np.sqrt(dl), np.sqrt(gm), at_threshold, support_end])
     return out
@@ -104,7 +104,7 @@ def _correlated(r: dict, rep: Report, m: Setting) -> float:
     thr = m.thresholds()[0]
     rep.require(m.rho < thr < m.theta, "correlated example: the paper's strength below the threshold, theta above")
     pred = m.signal_h()
-    pop_clear = r["markov_top_pop"] / theory.mp_edges(m.delta, m.kappa)[1] - 1
+    pop_clear = r["markov_top_pop"] / theory.MarchenkoPastur(m.delta, m.kappa).upper - 1
     smp_clear = r["markov_top_smp"] / m.bulk_edges()[1] - 1
     err = abs(r["markov_top_pop"] / pred.population_eigenvalue - 1)
     tol = 3 * outlier_spread(m)  # 3 s.d. of the outlier over vocabularies
@@ -169,7 +169,7 @@ def check(r: dict) -> Report:
 
     base, thetas = S["mean"], r["band_thetas"]
     n_band, d = r["band_top"].shape[1], base.d
-    z_band = (r["band_top"] - theory.bulk_edges(DELTA, GAMMA, base.kappa)[1]) / fluctuations.edge_scale(
+    z_band = (r["band_top"] - theory.Bulk(DELTA, GAMMA, base.kappa).upper) / fluctuations.edge_scale(
         DELTA, GAMMA, base.kappa, d)
     z_dev = np.abs(z_band.mean(axis=1) - tracy_widom.MEAN)  # in units of the TW scale
     ratio_b = np.array([theory.edge_overlap_ratio(DELTA, GAMMA, theta=t) for t in thetas])

@@ -28,7 +28,7 @@ from attnlib.engine import compare
 from attnlib.model import generative, pooling, positional, weights
 from attnlib.studies import downstream
 from attnlib.theory import finite_attention
-from attnlib.theory import classification, single_token, spectral_laws
+from attnlib.theory import classification, single_token
 from attnlib.views.tables import below, sig
 from attnlib.numerics.statistics import standard_error as se_of
 
@@ -184,15 +184,15 @@ def _one_token(r: dict, rep: Report) -> None:
     T = int(r["T"])
     first = Setting(d=600, V=2400, N=1200, mu_norm2=1.0, process=positional.prefix(T, 4), weights=np.eye(T)[0])
     spectra = r["first_spectra"]  # (draw, eigenvalue)
-    one_token = single_token.one_token_law(first.delta, first.gamma, first.kappa)
-    book_law = spectral_laws.bulk_law(first.delta, first.gamma, first.kappa)
+    one_token = single_token.OneToken(first.delta, first.gamma, first.kappa)
+    book_law = theory.Bulk(first.delta, first.gamma, first.kappa)
     smallest = spectra.min(axis=1)
     edge_z_one = (smallest.mean() - one_token.lower) / smallest.std(ddof=1)
     edge_z_book = (smallest.mean() - book_law.lower) / smallest.std(ddof=1)
     ks_draws = np.array([compare.ks_distance(row, one_token) for row in spectra])
     ks_one, ks_book = (compare.ks_distance(spectra, law) for law in (one_token, book_law))
-    m4_one = single_token.moments(4, first.delta, first.gamma)[3]
-    m4_book = theory.bulk_moments(4, first.delta, first.gamma)[3]
+    m4_one = single_token.OneToken(first.delta, first.gamma).moments(4)[3]
+    m4_book = theory.Bulk(first.delta, first.gamma).moments(4)[3]
     m4_shift = theory.tokens.m4_shift(first.delta, first.gamma, first.weights)
     rep.row("one token: smallest eigenvalue against the edge", abs(edge_z_one), "< 3", "standard deviations",
             abs(edge_z_one) < 3)

@@ -66,11 +66,11 @@ def _spikes(r, rep, procs, cases):
                       rel[:, k].mean() / se_of(rel[:, k]), rel_ov[:, k].mean() / se_of(rel_ov[:, k])]
     z_big = np.abs(z_big)
     B_of = {name: r[f"W/{name}"].T @ r[f"W/{name}"] for name in cases}
-    edge_gap = [m / theory_heads.bulk_upper_edge(B_of[name], delta, gamma) - 1
+    edge_gap = [m / theory.HeadsBulk(delta, gamma, B_of[name]).upper - 1
                 for name, m in zip(cases, r["bulk/max"])]
     n = r["bulk_draws"] * r["bulk_d"]
     m_gap = [np.array([s1 / (n * B_of[name].shape[0]), s2 / (n * B_of[name].shape[0])])
-             / theory_heads.bulk_moments(B_of[name], delta, gamma) - 1
+             / theory.HeadsBulk(delta, gamma, B_of[name]).moments(2) - 1
              for name, s1, s2 in zip(cases, r["bulk/sum"], r["bulk/sum2"])]
     edge_tol = 3 * r["bulk_d"] ** (-2 / 3)
     rep.row("sampled covariance vs eq. (worst entry)", np.abs(cov_z).max(), 4, SE, np.abs(cov_z).max() < 4)
@@ -109,10 +109,10 @@ def _identities(r, rep, procs, cases, B_of):
     pencil_err = max(abs(theory_heads.pencil(R, W)[0] - s) for (R, W), s in zip(pairs, r["span_search"]))
     # the bulk density integrates to its mass 1/(H gamma) and has the mean of the formula
     B_r = B_of["three random"]
-    x_r = theory_heads.bulk_upper_edge(B_r, delta, gamma) * (0.5 - 0.5 * np.cos(np.linspace(0, np.pi, 1500)))[1:]
-    f_r = theory_heads.bulk_density(x_r, B_r, delta, gamma)
+    x_r = theory.HeadsBulk(delta, gamma, B_r).upper * (0.5 - 0.5 * np.cos(np.linspace(0, np.pi, 1500)))[1:]
+    f_r = theory.HeadsBulk(delta, gamma, B_r).density(x_r)
     mass_err = max(abs(np.trapezoid(f_r, x_r) * B_r.shape[0] * gamma - 1),
-                   abs(np.trapezoid(x_r * f_r, x_r) / theory_heads.bulk_moments(B_r, delta, gamma)[0] - 1))
+                   abs(np.trapezoid(x_r * f_r, x_r) / theory.HeadsBulk(delta, gamma, B_r).moments(2)[0] - 1))
     rep.row("H = 1 and orthonormal heads vs one-head formulas", below(red_err, 1e-9), 1e-9, "absolute",
             red_err < 1e-9)
     rep.require(span_ok, "the span bound holds for the chapter's heads")

@@ -16,7 +16,6 @@ import numpy as np
 
 from attnlib import theory
 from attnlib.engine import compare
-from attnlib.theory import spectral_laws
 from attnlib.views.tables import below
 
 from checks import Report
@@ -28,8 +27,8 @@ RATIO = "distance to law / between draws"
 def product_laws(delta: float, gamma: float) -> dict:
     """The free product MP_delta ⊠ MP_gamma and three Marchenko-Pastur laws it is not (its two factors and the
     moment-matched MP_(delta+gamma))."""
-    return {"⊠": spectral_laws.bulk_law(delta, gamma), "MP_δ": spectral_laws.mp_law(delta),
-            "MP_γ": spectral_laws.mp_law(gamma), "MP_δ+γ": spectral_laws.mp_law(delta + gamma)}
+    return {"⊠": theory.Bulk(delta, gamma), "MP_δ": theory.MarchenkoPastur(delta),
+            "MP_γ": theory.MarchenkoPastur(gamma), "MP_δ+γ": theory.MarchenkoPastur(delta + gamma)}
 
 
 def stieltjes(spectra, lam, eps: float) -> np.ndarray:
@@ -40,7 +39,7 @@ def stieltjes(spectra, lam, eps: float) -> np.ndarray:
 def check(r: dict) -> Report:
     rep = Report()
     floors = {(f"MP_{delta:g}", m): compare.distance_floor(r[f"mp_spectra/{delta:g}"],
-                                                           spectral_laws.mp_law(delta), m)
+                                                           theory.MarchenkoPastur(delta), m)
               for delta in MP_DELTAS for m in ("ks", "l1")}
     laws = product_laws(r["delta_p"], r["gamma_p"])
     floors.update({(name, m): compare.distance_floor(r["product"], laws[name], m)

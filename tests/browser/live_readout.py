@@ -38,13 +38,13 @@ def expected(kind: str, s: dict, f: dict) -> dict:
         return {"region": [th["region_code"]], "thresholds": list(th["thresholds_here"]),
                 "population": [sp.population_eigenvalue, sp.population_overlap],
                 "sample": [sp.sample_eigenvalue, sp.sample_overlap],
-                "edge": [theory.bulk_edges(s["delta"], s["gamma"])[1]]}
+                "edge": [theory.Bulk(s["delta"], s["gamma"]).upper]}
     if kind == "weights":
         th = explorers.weights_theory(explorers.WeightsState(**s))
         return {**{name: list(v) for name, v in th["scalars"].items()}, "lambda_max": [th["lambda_max"]]}
     if kind == "bulk":
-        return {"edges": list(theory.bulk_edges(s["delta"], s["gamma"])),
-                "atom": [theory.zero_atom(s["delta"], s["gamma"])]}
+        return {"edges": list(theory.Bulk(s["delta"], s["gamma"]).support),
+                "atom": [theory.Bulk(s["delta"], s["gamma"]).atom]}
     if kind in ("population_recovery", "sample_recovery"):
         population = kind == "population_recovery"
         gamma = 1.0 if population else s["gamma"]
@@ -57,7 +57,7 @@ def expected(kind: str, s: dict, f: dict) -> dict:
             out[name] = [a / k, theory.signal_thresholds(s["delta"], gamma, a, k)[0 if population else 1],
                          (sp.population_eigenvalue if population else sp.sample_eigenvalue) / k,
                          sp.population_overlap if population else sp.sample_overlap]
-        edge = theory.mp_edges(s["delta"])[1] if population else theory.bulk_edges(s["delta"], gamma)[1]
+        edge = theory.MarchenkoPastur(s["delta"]).upper if population else theory.Bulk(s["delta"], gamma).upper
         out["edge"] = [edge, s["mu_norm2"] / (s["mu_norm2"] + s["delta"])]
         return out
     if kind == "primer":
@@ -70,7 +70,7 @@ def expected(kind: str, s: dict, f: dict) -> dict:
         thr = theory_heads.head_thresholds(s["delta"], s["gamma"], R=R, W=W)[1]
         sp = theory_heads.signal_spikes(s["delta"], s["gamma"], R=R, W=W, mu_norm2=s["mu_norm2"])
         out = {f"spike-{k + 1}": [thr[k], sp.sample_eigenvalue[k], sp.sample_overlap[k]] for k in range(thr.size)}
-        out["edge"] = [theory_heads.bulk_upper_edge(W.T @ W, s["delta"], s["gamma"])]
+        out["edge"] = [theory.HeadsBulk(s["delta"], s["gamma"], W.T @ W).upper]
         return out
     assert kind == "family", kind
     process = _process({**f, **s})
@@ -87,14 +87,14 @@ def _primer(s: dict) -> dict:
     """The primer's read-out, which depends on its view (the Marchenko-Pastur law, a spike, the free product)."""
     view, delta, gamma = s["view"], s["delta"], s["gamma"]
     if view == "MP law":
-        lo, hi = theory.mp_edges(delta)
+        lo, hi = theory.MarchenkoPastur(delta).support
         return {"edges": [lo, hi], "g_edge": [theory.mp_stieltjes_complex(hi, delta).real]}
     sp = theory.spike(delta, gamma, theta=s["theta"])
     if view == "spike":
         return {"threshold": [theory.thresholds(delta, gamma)[0]], "outlier": [sp.population_eigenvalue],
                 "overlap": [sp.population_overlap]}
     assert view == "MP ⊠ MP", view
-    return {"edges": list(theory.bulk_edges(delta, gamma)), "thresholds": list(theory.thresholds(delta, gamma)),
+    return {"edges": list(theory.Bulk(delta, gamma).support), "thresholds": list(theory.thresholds(delta, gamma)),
             "sample": [sp.sample_eigenvalue, sp.sample_overlap]}
 
 

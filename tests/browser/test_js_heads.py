@@ -22,6 +22,7 @@ if not ENABLED:
 
 from .test_js_theory import (TOLERANCE, evaluate_json, live_explorers, other_parameters,  # noqa: E402
                              theory_source)
+from attnlib import theory
 
 
 HEADS_JS = live_explorers.WEB_DIR / "attnlib-kinds-heads.js"
@@ -67,7 +68,7 @@ def heads_points() -> list[dict]:
         sp = theory_heads.signal_spikes(p["delta"], p["gamma"], R=R, W=W, mu_norm2=p["mu2"])
         p["ref"] = {"thr_pop": pop, "thr_smp": smp, "pop_eig": sp.population_eigenvalue,
                     "smp_eig": sp.sample_eigenvalue, "pop_ov": sp.population_overlap, "smp_ov": sp.sample_overlap,
-                    "edge": theory_heads.bulk_upper_edge(B, p["delta"], p["gamma"]),
+                    "edge": theory.HeadsBulk(p["delta"], p["gamma"], B).upper,
                     "pop_edge": theory_heads.population_edge(p["delta"], B=B),
                     "y_star": theory_heads.critical_point(B, p["delta"], p["gamma"])}
         out.append(p)

@@ -112,7 +112,7 @@ def bulk_points(rng) -> dict:
     n = N_BULK
     delta, gamma, kappa = (_log_uniform(rng, 1e-3, 1e2, n), _log_uniform(rng, 1e-3, 1e2, n),
                            _log_uniform(rng, 1e-2, 10.0, n))
-    lo, hi = theory.bulk_edges(delta, gamma, kappa)
+    lo, hi = theory.Bulk(delta, gamma, kappa).support
     where = rng.choice(5, size=n, p=[0.5, 0.15, 0.15, 0.15, 0.05])
     gap = 10.0 ** rng.uniform(-6, -2, n) * rng.choice([-1.0, 1.0], n)
     x = np.select(
@@ -184,7 +184,7 @@ def rel_diff(js, ref) -> np.ndarray:
 
 
 def python_reference(bulk, spikes, families) -> dict:
-    lo, hi = theory.bulk_edges(bulk["edges_delta"], bulk["edges_gamma"], bulk["edges_kappa"])
+    lo, hi = theory.Bulk(bulk["edges_delta"], bulk["edges_gamma"], bulk["edges_kappa"]).support
     pop, smp = theory.thresholds(bulk["edges_delta"], bulk["edges_gamma"])
     d, g, k = spikes["delta"], spikes["gamma"], spikes["kappa"]
     s = theory.spike(d, g, theta=spikes["theta"], kappa=k)
@@ -193,11 +193,11 @@ def python_reference(bulk, spikes, families) -> dict:
     thr = theory.signal_thresholds(d, g, spikes["alpha"], k)
     arr = theory.signal(d[:, None], g[:, None], spikes["alpha"][:, None], k[:, None], spikes["mu_norm2_row"])
     ref = {
-        "density": theory.bulk_density(bulk["x"], bulk["delta"], bulk["gamma"], bulk["kappa"]),
-        "lower": lo, "upper": hi, "atom": theory.zero_atom(bulk["edges_delta"], bulk["edges_gamma"]),
+        "density": theory.Bulk(bulk["delta"], bulk["gamma"], bulk["kappa"]).density(bulk["x"]),
+        "lower": lo, "upper": hi, "atom": theory.Bulk(bulk["edges_delta"], bulk["edges_gamma"]).atom,
         "theta_pop": pop, "theta_smp": smp,
         "x_star": theory.critical_x(bulk["edges_delta"], bulk["edges_gamma"])[0],
-        "mp_upper": theory.mp_edges(bulk["edges_delta"], bulk["edges_kappa"])[1],
+        "mp_upper": theory.MarchenkoPastur(bulk["edges_delta"], bulk["edges_kappa"]).upper,
         "pop_eig": s.population_eigenvalue, "pop_ov": s.population_overlap,
         "smp_eig": s.sample_eigenvalue, "smp_ov": s.sample_overlap,
         "sig_pop_ov": u.population_overlap, "sig_smp_ov": u.sample_overlap, "sig_smp_eig": u.sample_eigenvalue,

@@ -58,7 +58,7 @@ def points():
     rng = np.random.default_rng(20261205)
     n = N_POINTS
     ratio = _log_uniform(rng, 1e-3, 1e2, n)
-    lo, hi = theory.mp_edges(ratio)
+    lo, hi = theory.MarchenkoPastur(ratio).support
     where = rng.choice(5, size=n, p=[0.4, 0.2, 0.2, 0.1, 0.1])
     gap = 10.0 ** rng.uniform(-6, -2, n) * rng.choice([-1.0, 1.0], n)
     x = np.select(
@@ -74,8 +74,8 @@ def points():
            "row_x": np.stack([x[(np.arange(ROWS) * ROW + k) % n] for k in range(ROW)], axis=1)}
     G = np.array([theory.mp_stieltjes_complex(v, r) for v, r in zip(x, ratio)])
     G_rows = np.concatenate([theory.mp_stieltjes_complex(row, r) for row, r in zip(arg["row_x"], arg["row_ratio"])])
-    ref = {"density": theory.mp_density(x, ratio), "re": G.real, "im": G.imag,
-           "row_density": np.concatenate([theory.mp_density(row, r) for row, r in zip(arg["row_x"], arg["row_ratio"])]),
+    ref = {"density": theory.MarchenkoPastur(ratio).density(x), "re": G.real, "im": G.imag,
+           "row_density": np.concatenate([theory.MarchenkoPastur(r).density(row) for row, r in zip(arg["row_x"], arg["row_ratio"])]),
            "row_re": G_rows.real, "row_im": G_rows.imag}
     return arg, ref
 

@@ -11,7 +11,7 @@ from checks import ch09, load
 from .conftest import page_tests, replaced
 
 RESULTS = load("09_finite_size")
-_variance, _width, _m2 = F.outlier_variance, F.window_width, TW.moments(2)
+_variance, _width, _m2 = F.outlier_variance, F.window_width, TW.TracyWidom(2).stats()
 
 def _kurtosis(kurt):  # outlier_variance with the pooled sign's kurtosis beta4 replaced by kurt(beta4)
     return lambda delta, gamma, theta, d, *, beta4=3.0, **kw: _variance(delta, gamma, theta, d, beta4=kurt(beta4), **kw)
@@ -58,14 +58,14 @@ WRONG = {  # name: (module, function, wrong formula) or a list of them
     # the Tracy-Widom law of complex matrices (beta = 2) for real ones; edge_quantile, window_half_width uncached
     "Tracy-Widom law of complex matrices": [
         (TW, "MEAN", _m2.mean), (TW, "VARIANCE", _m2.variance), (TW, "SD", _m2.sd),
-        (TW, "cdf", lambda s, beta=1, cdf=TW.cdf: cdf(s, 2)), (TW, "pdf", lambda s, beta=1, pdf=TW.pdf: pdf(s, 2)),
-        (TW, "moments", lambda beta=1: _m2), (F, "edge_quantile", F.edge_quantile.__wrapped__),
+        (TW, "_tabulate", lambda s, beta, want, extra=0, tab=TW._tabulate: tab(s, 2, want, extra)),
+        (TW, "_stats", lambda beta, extra=0: _m2), (F, "edge_quantile", F.edge_quantile.__wrapped__),
         (F, "window_half_width", F.window_half_width.__wrapped__)],
     # the overlap envelope set loosely, twice the measured values
     "loose overlap envelope": [(finite_size, "OVERLAP_PEAK", 1.2), (finite_size, "OVERLAP_TAIL", 1.4)],
     # the edge given the tokens as if the tokens did not move it: the limit edge for every draw
     "edges that ignore the tokens": (token_mixing, "token_edges", lambda d, V, N, w, rng, draws=1: np.full(
-        draws, theory.bulk_edges(d / V, d / N)[1])),
+        draws, theory.Bulk(d / V, d / N).upper)),
 }
 test_holds, test_rejects = page_tests(ch09, RESULTS, WRONG, redraw={  # the page's edges drawn again (instantly)
     "edges that ignore the tokens": lambda r: {**r, **ch09.token_edge_draws(r)}})

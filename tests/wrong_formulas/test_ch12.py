@@ -5,12 +5,12 @@ import numpy as np
 from attnlib import theory
 from attnlib.engine import compare
 from attnlib.theory import tokens
-from attnlib.theory import _law, fluctuations, spectral_laws, tracy_widom
+from attnlib.theory import _law, fluctuations, tracy_widom
 from checks import ch12, load
 from .conftest import page_tests
 
 RESULTS = load("12_bulk_law_derivations")
-_moments, _edge_constant, _mp_law = _law.bulk_moments, fluctuations.edge_constant, spectral_laws.mp_law
+_moments, _edge_constant, _mp_law = _law.bulk_moments, fluctuations.edge_constant, theory.MarchenkoPastur
 
 def _inverse_t_eff(w):  # 1/T_eff = sum w^4 / (sum w^2)^2
     w = np.asarray(w, dtype=float)
@@ -30,7 +30,7 @@ def _edge_constant_no_3(delta, gamma, kappa=1.0):
 
 WRONG = {
     # the token-mixing matrix's law with V/N and N/V exchanged: MP_(1/eta), the law of A^T A's N x N Gram matrix
-    "token-mixing law MP_(1/eta)": [(spectral_laws, "mp_law", lambda ratio, scale=1.0: _mp_law(1 / ratio, scale))],
+    "token-mixing law MP_(1/eta)": [(theory, "MarchenkoPastur", lambda ratio, scale=1.0: _mp_law(1 / ratio, scale))],
     # no finite-T correction: the bulk law at every number of tokens
     "bulk ignoring T_eff": [(tokens, "m4_shift", lambda delta, gamma, w: 0.0)],
     # the excess to the first power of 1/T_eff: delta gamma^2 / T_eff

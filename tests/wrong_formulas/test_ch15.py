@@ -3,11 +3,11 @@
 import numpy as np
 
 from attnlib.model import generative, heads as M
-from attnlib.theory import heads as H, layers as L
+from attnlib.theory import _heads_bulk as HB, heads as H, layers as L
 from checks import ch15, load
 from .conftest import page_tests
 
-RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, H.bulk_density, H.head_thresholds
+RESULTS, _z, _density, _thresholds = load("15_heads_and_layers"), H._z, HB.density, H.head_thresholds
 
 def _orthonormal_noise(vocab, R, W, *, centered=True):  # (tr B / H) I ⊗ W' for the noise part B ⊗ W'
     W = np.asarray(W, dtype=float)
@@ -35,11 +35,11 @@ WRONG = {  # name: (module, function, wrong function)
     # the population overlap of one head at the top pencil eigenvalue, whatever the scales of the heads
     "one-head overlap for every spike": (H, "_overlap", _one_head_overlap),
     # the bulk's second moment without the sampling term gamma (tr B)^2 / H
-    "bulk second moment without sampling": (H, "bulk_moments", lambda B, delta, gamma: (
+    "bulk second moment without sampling": (HB, "moments", lambda B, delta, gamma: (
         float(np.trace(B) / len(B)), float((1.0 + delta) * np.trace(B @ B) / len(B)))),
     # the bulk density of the dH coordinates without the 1/H of the mixed law
     "bulk density without the 1/H":
-        (H, "bulk_density", lambda x, B, delta, gamma: len(B) * _density(x, B, delta, gamma)),
+        (HB, "density", lambda x, B, delta, gamma: len(B) * _density(x, B, delta, gamma)),
     # the pencil as the eigenvalues of A = W'RW alone (the heads taken as orthonormal)
     "pencil without the heads' norms": (H, "pencil", lambda R, W: np.linalg.eigvalsh(
         H.check_heads(W, np.shape(R)[0]).T @ np.asarray(R) @ H.check_heads(W, np.shape(R)[0]))[::-1]),

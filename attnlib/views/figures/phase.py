@@ -164,5 +164,5 @@ def phase_readout(state: PhaseState, th: dict) -> str:
         ["thresholds at this γ: θ_pop, θ_smp", f"{fmt(pop)}, {fmt(smp)}"],
         ["population outlier λ_pop/κ, cos²(v_pop, h)", f"{fmt(sp.population_eigenvalue)}, {fmt(sp.population_overlap)}"],
         ["sample outlier λ/κ, cos²(v̂, h)", f"{fmt(sp.sample_eigenvalue)}, {fmt(sp.sample_overlap)}"],
-        ["bulk right edge /κ", fmt(theory.bulk_edges(state.delta, state.gamma)[1])],
+        ["bulk right edge /κ", fmt(theory.Bulk(state.delta, state.gamma).upper)],
     ])
