@@ -74,7 +74,7 @@ def test_compare_takes_draws_and_says_when_there_is_no_prediction():
     draws = [attnlib.simulate(s, np.random.default_rng(j)) for j in range(3)]
     out = attnlib.compare(draws, quantities=("top", "overlap_h"))
     assert len(out.settings) == 1 and out.row(0, "top").trials == 3
-    assert out.row(0, "top").limit == pytest.approx(s.bulk_edges()[1])
+    assert out.row(0, "top").limit == pytest.approx(s.bulk.upper)
     assert "below the sample threshold" in out.row(0, "top").note and np.isnan(out.row(0, "overlap_h").z)
     assert np.allclose(out.values["top"][0], [x.top for x in draws])
 

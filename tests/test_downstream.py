@@ -324,7 +324,7 @@ def test_critical_window_edge_is_where_the_outlier_meets_the_quantile():
         base = _setting(weights="mean", d=d, V=2 * d, N=d)
         x_star = theory.critical_x(base.delta, base.gamma)[0]
         s = base.with_theta(base.delta + x_star + np.sqrt(q) * fl.window_width(base.delta, base.gamma, d))
-        above = (s.signal_h().sample_eigenvalue - s.bulk_edges()[1]) / fl.edge_scale(s.delta, s.gamma, s.kappa, d)
+        above = (s.signal_h().sample_eigenvalue - s.bulk.upper) / fl.edge_scale(s.delta, s.gamma, s.kappa, d)
         deficits.append(1 - above / q)
     assert 0 < deficits[1] < deficits[0] < 0.15
     assert deficits[1] / deficits[0] == pytest.approx(8 ** (-1 / 3), rel=0.15)

@@ -8,7 +8,7 @@ regimes, 9 of them with delta > 1 and 8 with gamma > 1:
 
 * the algebraic equations: attnlib's density and Stieltjes transform, substituted into RMTool's polynomial,
   leave residuals at rounding level;
-* the densities: RMTool's ``Lmz2pdf`` on a grid inside the support against ``theory.bulk_density``.
+* the densities: RMTool's ``Lmz2pdf`` on a grid inside the support against ``theory.Bulk(...).density``.
 
 Skipped, with the reason, when the ``test`` extra is not installed (``pip install -e '.[test]'``; ``make
 test`` installs it).

@@ -59,7 +59,7 @@ def test_outlier_and_overlaps_match_theory(mu_norm2, weights, draws, spread):
                                sh.sample_overlap / sh.population_overlap, Z * sd_h)
     _in_band_and_wrong_outside("overlap with u", np.mean([d.overlap_u for d in sample]), sg.sample_overlap,
                                sh.sample_overlap, Z * sd_u)
-    assert np.mean([d.top for d in sample]) > s.bulk_edges()[1]
+    assert np.mean([d.top for d in sample]) > s.bulk.upper
 
 
 def test_seed_rho_mispredicts_and_theta_is_right():
@@ -67,7 +67,7 @@ def test_seed_rho_mispredicts_and_theta_is_right():
     s = BASE.replace(mu_norm2=0.3)
     assert s.rho < theory.thresholds(s.delta, s.gamma)[0]
     tops = [d.top for d in _draws(s, 4, seed=11)]
-    edge = s.bulk_edges()[1]
+    edge = s.bulk.upper
     # theory puts the outlier 19 % above the edge; the per-draw sd near threshold is ~ 4 % (0.010), so the mean
     # of 4 draws (se ~ 0.005) must clear the edge by 10 %, while the bulk's largest eigenvalue would sit within
     # ~ 1 % of the edge (Tracy-Widom scale d^(-2/3))
@@ -79,7 +79,7 @@ def test_below_sample_threshold_no_outlier():
     theta_pop, theta_smp = s.thresholds()
     assert s.theta < theta_smp
     draws = _draws(s, 6, seed=5)
-    edge = s.bulk_edges()[1]
+    edge = s.bulk.upper
     # measured over 60 draws: top / edge has mean 0.989 (the Tracy-Widom mean shift at d = 600) and sd 0.0115,
     # so the mean of 6 has se 0.0047; 0.03 holds the shift plus 4 se (an outlier sits >= 10 % above the edge)
     assert np.mean([d.top for d in draws]) == pytest.approx(edge, rel=0.03)
@@ -115,7 +115,7 @@ def test_histogram_matches_bulk_density():
     and the density. Measured L1 ~ 0.03-0.04 for a single draw (bin noise ~ sqrt(bins/d) / 5 plus edge bins)."""
     s = Setting(d=800, V=1600, N=3200, mu_norm2=0.0, process=P.markov(8, 0.3), weights="causal")
     d = simulate(s, np.random.default_rng(9), spectrum="exact")
-    lo, hi = s.bulk_edges()
+    lo, hi = s.bulk.support
     bins = np.linspace(lo, hi, 41)
     hist, _ = np.histogram(d.eigenvalues, bins=bins)
     x = np.linspace(lo, hi, 4001)

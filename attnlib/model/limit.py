@@ -199,17 +199,11 @@ class Limit:
         return SignalThresholds(out[0], out[1], float(self.snr * self.delta), float(self.delta), float(self.gamma),
                                 float(self.snr))
 
-    def bulk_edges(self):
-        """Edges of the bulk kappa (MP_delta ⊠ MP_gamma) (:class:`attnlib.theory.laws.Bulk`)."""
-        return theory.Bulk(self.delta, self.gamma, self.kappa).support
-
-    def bulk_density(self, x):
-        """Density of the bulk at ``x`` (:meth:`attnlib.theory.laws.SpectralLaw.density` of :class:`attnlib.theory.laws.Bulk`)."""
-        return theory.Bulk(self.delta, self.gamma, self.kappa).density(x)
-
-    def zero_atom(self):
-        """Fraction of zero eigenvalues of S (:class:`attnlib.theory.laws.Bulk`)."""
-        return theory.Bulk(self.delta, self.gamma).atom
+    @property
+    def bulk(self) -> theory.Bulk:
+        """The bulk law kappa (MP_delta ⊠ MP_gamma) of S (:class:`attnlib.theory.laws.Bulk`): its ``support``,
+        ``upper``, ``atom``, ``density``, ``cdf``, ``moments``."""
+        return theory.Bulk(self.delta, self.gamma, self.kappa)
 
     def signal(self) -> theory.Spike:
         """The signal spike, overlaps against u = mu/||mu|| (:func:`attnlib.theory.signal`)."""

@@ -91,7 +91,7 @@ def prediction(setting: Setting, quantity: str, beta4: float) -> tuple[float, fl
     if quantity == "overlap_u" and setting.mu_norm2 == 0:
         return float("nan"), float("nan"), "‖μ‖² = 0: there is no direction u = μ/‖μ‖"
     if not np.isfinite(spike.sample_eigenvalue):
-        limit = setting.bulk_edges()[1] if quantity == "top" else 0.0
+        limit = setting.bulk.upper if quantity == "top" else 0.0
         return float(limit), float("nan"), "no outlier: below the sample threshold (limit: bulk edge or 0)"
     limit = float(spike.sample_eigenvalue if quantity == "top" else spike.sample_overlap)
     if setting.options is not None:

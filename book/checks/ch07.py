@@ -47,7 +47,7 @@ def _spectra(r: dict, rep: Report, process, sch: dict) -> None:
                        label=n) for n in MAIN]
     g_sem = r["gallery/sd/top"] / np.sqrt(int(r["gallery/trials"]))
     z_top = [(r["gallery/mean/top"][i] - s.signal().sample_eigenvalue) / g_sem[i] for i, s in enumerate(gallery)]
-    z_second = [(r["gallery/mean/second"][i] - s.bulk_edges()[1]) / r["gallery/sd/second"][i]
+    z_second = [(r["gallery/mean/second"][i] - s.bulk.upper) / r["gallery/sd/second"][i]
                 for i, s in enumerate(gallery)]
     sd_, sV, sN = (int(x) for x in r["sweep/sizes"])
     mu_grid, trials, mu_fine = r["mu_grid"], int(r["sweep/trials"]), np.linspace(0.0, 1.0, 401)  # as the page
@@ -57,7 +57,7 @@ def _spectra(r: dict, rep: Report, process, sch: dict) -> None:
     ratios = []
     for name in MAIN:
         block, lim = blocks[name], settings[blocks[name]][0].limit
-        fine, edge = lim.replace(mu_norm2=mu_fine).signal(), lim.bulk_edges()[1]
+        fine, edge = lim.replace(mu_norm2=mu_fine).signal(), lim.bulk.upper
         spread = r["sweep/sd/top"][block]
         top_theory = np.interp(mu_grid, mu_fine, np.where(np.isfinite(fine.sample_eigenvalue),
                                                           fine.sample_eigenvalue, edge))

@@ -105,7 +105,7 @@ def _correlated(r: dict, rep: Report, m: Setting) -> float:
     rep.require(m.rho < thr < m.theta, "correlated example: the paper's strength below the threshold, theta above")
     pred = m.signal_h()
     pop_clear = r["markov_top_pop"] / theory.MarchenkoPastur(m.delta, m.kappa).upper - 1
-    smp_clear = r["markov_top_smp"] / m.bulk_edges()[1] - 1
+    smp_clear = r["markov_top_smp"] / m.bulk.upper - 1
     err = abs(r["markov_top_pop"] / pred.population_eigenvalue - 1)
     tol = 3 * outlier_spread(m)  # 3 s.d. of the outlier over vocabularies
     rep.row("correlated example: outlier vs θ", sig(err, 2), f"3 s.d. = {sig(tol, 2)}", "relative error", err < tol)
