@@ -201,8 +201,8 @@ class Limit:
 
     @property
     def bulk(self) -> theory.Bulk:
-        """The bulk law kappa (MP_delta ⊠ MP_gamma) of S (:class:`attnlib.theory.laws.Bulk`): its ``support``,
-        ``upper``, ``atom``, ``density``, ``cdf``, ``moments``."""
+        """The bulk law kappa (MP_delta ⊠ MP_gamma) of S, a :class:`attnlib.theory.laws.Bulk` (its ``support``,
+        ``upper``, ``atom``, ``density``, ``cdf``, ``moments``)."""
         return theory.Bulk(self.delta, self.gamma, self.kappa)
 
     def signal(self) -> theory.Spike:

@@ -170,7 +170,8 @@ class Setting:
                                        "h = mu + Zs/V.", call=True)
     mean_spike = _from_limit("mean_spike", "Theory for the vocabulary-mean spike of the uncentered S (overlaps "
                                            "against g = Z1/V).", call=True)
-    bulk = _from_limit("bulk", "The bulk law kappa (MP_delta ⊠ MP_gamma) (a theory.Bulk: support, upper, atom, density).")
+    bulk = _from_limit("bulk", "The bulk law kappa (MP_delta ⊠ MP_gamma) of S, a theory.Bulk (support, upper, atom, "
+                              "density, cdf, moments).")
     thresholds = _from_limit("thresholds", "(theta_population, theta_sample) for this (delta, gamma).", call=True)
     signal_thresholds = _from_limit("signal_thresholds", "The thresholds in ||mu||^2 and in theta with their state, "
                                     "as a record that says in words where each outlier exists "
