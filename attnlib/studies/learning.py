@@ -28,7 +28,8 @@ from attnlib.model.setting import check_setting
 from attnlib.numerics import checks as _v
 from attnlib.numerics import randomness
 from attnlib.model import weights as _w
-from attnlib.studies.downstream import label_snr
+from attnlib.studies.downstream import label_signal, resolve_position
+from attnlib.theory.classification import label_separation
 
 __all__ = ["TrainedPooling", "train_pooling", "decision", "test_accuracy", "label_snr_optimum",
            "nonnegative_maximisers", "bounded_optimum", "bounded_gap", "shortfall_constant", "cosine_distance"]
@@ -155,10 +156,13 @@ def label_snr_optimum(setting, position: int | None = None, *, starts: int = 1, 
     check_setting(setting)
     starts = _v.positive_int("starts", starts)
     rng = randomness.generator(_v.positive_int("seed", seed, minimum=0))
-    T = setting.T
+    T, R = setting.T, setting.R
+    label = resolve_position(setting.process, position)
 
-    def objective(b):
-        return -label_snr(setting.replace(weights=softmax(np.clip(b, -40.0, 40.0))), position)
+    def objective(b):  # label_snr of w = softmax(b), without building a Setting at every step
+        w = softmax(np.clip(b, -40.0, 40.0))
+        return -label_separation(setting.delta, label_signal(w, R, label), setting.mu_norm2, float(w @ R @ w),
+                                 float(w @ w))
 
     best = None
     for k in range(starts):
