@@ -28,6 +28,7 @@ from attnlib import theory
 from attnlib.theory import fluctuations
 from attnlib.theory.laws import Bulk, SpectralLaw
 from attnlib.numerics.linalg import ZERO_TOL, zero_mask
+from attnlib.numerics.statistics import standard_error
 
 __all__ = ["finite_size_parameters", "finite_size_law",
            "histogram_l1", "ks_distance", "spectrum_l1", "ks_between", "Floor", "distance_floor", "zero_fraction",
@@ -146,7 +147,7 @@ class Floor:
     @property
     def gap_se(self) -> float:
         """(mean pair distance - mean distance to the law) in standard errors of the latter."""
-        return float((self.pairs.mean() - self.to_law.mean()) / (self.to_law.std(ddof=1) / np.sqrt(self.to_law.size)))
+        return float((self.pairs.mean() - self.to_law.mean()) / standard_error(self.to_law.ravel()))
 
 
 def distance_floor(spectra, law: SpectralLaw, metric: str = "l1", bins: int = 50, max_pairs_draws: int = 12) -> Floor:

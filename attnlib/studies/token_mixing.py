@@ -17,6 +17,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from attnlib.numerics import checks as _v
+from attnlib.numerics.statistics import standard_error
 from attnlib.model import positional
 from attnlib import theory
 from attnlib.theory import population
@@ -170,15 +171,12 @@ def t_departure(delta, gamma, d: int, Ts, seed: int, draws: int) -> TDeparture:
         extremes.append(extreme_eigenvalues(ev))
         floors.append(distance_floor(ev, law, metric="ks"))
     moments, extremes = np.array(moments), np.array(extremes)  # (T, draws, 4), (T, 2, draws)
-
-    def se(x):
-        return x.std(axis=-1, ddof=1) / np.sqrt(draws)
-
-    m4_law = float(Bulk(dl, gm).moments(4)[3])
+    m4_law = float(law.moments(4)[3])
     return TDeparture(
         delta=d / V, gamma=d / N, T=np.array(Ts), law=law, moments=moments, m4=moments[:, :, 3].mean(axis=1),
-        m4_se=se(moments[:, :, 3]), m4_law=m4_law,
+        m4_se=standard_error(moments[:, :, 3]), m4_law=m4_law,
         m4_predicted=np.array([m4_law + m4_shift(dl, gm, np.full(T, 1.0 / T)) for T in Ts]),
-        lowest=extremes[:, 0].mean(axis=1), lowest_se=se(extremes[:, 0]), highest=extremes[:, 1].mean(axis=1),
-        highest_se=se(extremes[:, 1]), ks=tuple(floors), edges=Bulk(d / V, d / N).support, spectra=spectra,
+        lowest=extremes[:, 0].mean(axis=1), lowest_se=standard_error(extremes[:, 0]),
+        highest=extremes[:, 1].mean(axis=1), highest_se=standard_error(extremes[:, 1]), ks=tuple(floors),
+        edges=Bulk(d / V, d / N).support, spectra=spectra,
     )

@@ -166,7 +166,8 @@ def edge_quantile(p: float = WINDOW_LEVEL) -> float:
     p = _v.positive("p", p)
     if not p < 1:
         raise ValueError(f"p must be a probability in (0, 1), got {p!r}")
-    return float(brentq(lambda s: tracy_widom.TracyWidom().cdf(s) - p, -8.0, 8.0, xtol=1e-12))
+    tw = tracy_widom.TracyWidom()
+    return float(brentq(lambda s: tw.cdf(s) - p, -8.0, 8.0, xtol=1e-12))
 
 
 @lru_cache(maxsize=16)

@@ -76,8 +76,8 @@ def weights_still(data: dict):
 def bulk_still(data: dict):
     """The bulk law MP_delta ⊠ MP_gamma over the payload's simulated spectrum."""
     s, sims = data["state"], data["simulations"]
-    lo, hi = theory.Bulk(s["delta"], s["gamma"]).support
-    atom = theory.Bulk(s["delta"], s["gamma"]).atom
+    law = theory.Bulk(s["delta"], s["gamma"])
+    (lo, hi), atom = law.support, law.atom
     x = np.linspace(lo, hi, 600)
     fig, (ax,) = _figure(1, 3.2)
     draw = next((d for d in sims["draws"] if d["state"] == {"delta": s["delta"], "gamma": s["gamma"]}), None)
@@ -87,7 +87,7 @@ def bulk_still(data: dict):
         heights = np.asarray(h["counts"]) / (h["n"] * np.diff(edges))
         ax.bar(edges[:-1], heights, width=np.diff(edges), align="edge", color=_SIM_COLOR, edgecolor="white",
                linewidth=0.3, label=f"simulated non-zero eigenvalues / κ (d = {sims['d']})")
-    ax.plot(x, theory.Bulk(s["delta"], s["gamma"]).density(x) / (1 - atom), color=COLORS["theory"],
+    ax.plot(x, law.density(x) / (1 - atom), color=COLORS["theory"],
             label=r"$\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma$, continuous part")
     for i, edge in enumerate((lo, hi)):
         ax.axvline(edge, color=COLORS["edge"], ls=":", lw=1.2, label="edges" if i == 0 else None)
@@ -193,12 +193,13 @@ def family_still(data: dict):
 
 
 def _primer_law(left, right, delta):
-    lo, hi = theory.MarchenkoPastur(delta).support
+    law = theory.MarchenkoPastur(delta)
+    lo, hi = law.support
     x = lo + (hi - lo) * (1 - np.cos(np.pi * np.linspace(0, 1, 400))) / 2  # dense near the edges
     axis = np.linspace(-0.25 * hi, 1.3 * hi, 601)
     axis = axis[axis != 0]  # G has its pole or branch point at 0
     G = theory.mp_stieltjes_complex(axis, delta)
-    left.plot(x, theory.MarchenkoPastur(delta).density(x), color=COLORS["theory"], label="MP_δ density; Re G(λ + i0)")
+    left.plot(x, law.density(x), color=COLORS["theory"], label="MP_δ density; Re G(λ + i0)")
     right.plot(axis, G.real, color=COLORS["theory"])
     right.plot(axis, -G.imag / np.pi, color=COLORS["mean"], ls="--", label="−Im G(λ + i0)/π")
     right.axhline(0, color=COLORS["edge"], lw=1)
@@ -209,12 +210,12 @@ def _primer_law(left, right, delta):
 
 
 def _primer_spike(left, right, delta, theta):
-    lo, hi = theory.MarchenkoPastur(delta).support
+    law = theory.MarchenkoPastur(delta)
+    lo, hi = law.support
     x = np.linspace(lo, hi, 400)
     top = theory.spike(delta, 1.0, theta=theta).population_eigenvalue  # nan below the threshold
     axis = np.linspace(hi, 1.08 * np.nanmax([1.6 * hi, top]), 300)
-    left.plot(x, theory.MarchenkoPastur(delta).density(x), color=COLORS["theory"],
-              label="MP_δ density; G(λ) above the bulk")
+    left.plot(x, law.density(x), color=COLORS["theory"], label="MP_δ density; G(λ) above the bulk")
     left.axvline(top, color=COLORS["causal"], ls="--", lw=1.5, label="outlier λ_pop; the level 1/θ")
     right.plot(axis, theory.mp_stieltjes_complex(axis, delta).real, color=COLORS["theory"])
     if theta > 0:
@@ -225,12 +226,12 @@ def _primer_spike(left, right, delta, theta):
 
 def _primer_product(left, right, delta, gamma, theta):
     sp = theory.spike(delta, gamma, theta=theta)
-    right_end = np.nanmax([theory.Bulk(delta, gamma).upper, theory.MarchenkoPastur(delta).upper,
-                           theory.MarchenkoPastur(gamma).upper, sp.sample_eigenvalue])
+    mp_d, mp_g, bulk = theory.MarchenkoPastur(delta), theory.MarchenkoPastur(gamma), theory.Bulk(delta, gamma)
+    right_end = np.nanmax([bulk.upper, mp_d.upper, mp_g.upper, sp.sample_eigenvalue])
     grid = np.linspace(0, 1.08 * right_end, 700)
-    left.plot(grid, theory.MarchenkoPastur(delta).density(grid), color=COLORS["mean"], ls="--", label="MP_δ")
-    left.plot(grid, theory.MarchenkoPastur(gamma).density(grid), color=COLORS["optimal"], ls="-.", label="MP_γ")
-    left.plot(grid, theory.Bulk(delta, gamma).density(grid), color=COLORS["theory"], lw=2, label="MP_δ ⊠ MP_γ")
+    left.plot(grid, mp_d.density(grid), color=COLORS["mean"], ls="--", label="MP_δ")
+    left.plot(grid, mp_g.density(grid), color=COLORS["optimal"], ls="-.", label="MP_γ")
+    left.plot(grid, bulk.density(grid), color=COLORS["theory"], lw=2, label="MP_δ ⊠ MP_γ")
     left.axvline(sp.sample_eigenvalue, color=COLORS["causal"], ls="--", lw=1.5, label="outlier of S")
     thetas = np.linspace(0, controls.THETA_MAX, 400)
     curves = theory.spike(delta, gamma, theta=thetas)

@@ -32,10 +32,11 @@ RATIO = "distance to law / between draws"
 def _edges_bound_the_density(delta: float, gamma: float) -> bool:
     """The density is positive just inside each edge and zero just outside (1e-6 of the upper edge), and the
     lower edge is 0 exactly when a ratio is 1."""
-    lower, upper = theory.Bulk(delta, gamma).support
+    law = theory.Bulk(delta, gamma)
+    lower, upper = law.support
     step = 1e-6 * upper
-    inside = theory.Bulk(delta, gamma).density(np.array([lower + step, upper - step]))
-    outside = theory.Bulk(delta, gamma).density(np.array([lower - step, upper + step]))
+    inside = law.density(np.array([lower + step, upper - step]))
+    outside = law.density(np.array([lower - step, upper + step]))
     return bool(inside.min() > 0 and outside.max() == 0 and (lower == 0) == (delta == 1 or gamma == 1))
 
 

@@ -74,12 +74,13 @@ def _vectors_and_law(r: dict, rep: Report) -> None:
     rep.require(max(quad_err) < 1e-6, "quadrature of the density = 1 - atom")
     rep.row("law's mass: CDF vs quadrature", max(mass_err), 1e-6, "absolute", max(mass_err) < 1e-6)
     delta0, gamma0 = (float(x) for x in r["edge/regime"])
-    hi0, crit = theory.Bulk(delta0, gamma0).upper, theory.critical_x(delta0, gamma0)
+    law0 = theory.Bulk(delta0, gamma0)
+    hi0, crit = law0.upper, theory.critical_x(delta0, gamma0)
     s2, s3 = delta0 + gamma0 + delta0 * gamma0, delta0 * gamma0
     c_formula = 1 / (hi0 * np.sqrt(s2 * crit[0] + 3 * s3))
     c_code = fluctuations.edge_constant(delta0, gamma0)
     eps = 1e-6 * hi0
-    c_density = np.pi * theory.Bulk(delta0, gamma0).density(hi0 - eps) / np.sqrt(eps)
+    c_density = np.pi * law0.density(hi0 - eps) / np.sqrt(eps)
     g_j, d_j = float(r["johnstone"][0]), int(r["johnstone"][1])
     johnstone = d_j ** (-2 / 3) * np.sqrt(g_j) * (1 + np.sqrt(g_j)) ** (4 / 3)
     scale_small_delta = fluctuations.edge_scale(1e-10, g_j, 1.0, d_j)

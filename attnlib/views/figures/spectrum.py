@@ -110,8 +110,8 @@ def spectrum_theory(state: SpectrumState | None = None, *, points: int = 600, **
     process = state.process()
     w = state.weights()
     limit = Limit.from_weights(w, process.R, state.delta, state.gamma, state.mu_norm2)
-    lo, hi = limit.bulk.support
-    atom = limit.bulk.atom
+    bulk = limit.bulk
+    (lo, hi), atom = bulk.support, bulk.atom
     x = np.linspace(lo, hi, points)
     return {
         "limit": limit,
@@ -123,7 +123,7 @@ def spectrum_theory(state: SpectrumState | None = None, *, points: int = 600, **
         "edges": (lo, hi),
         "atom": atom,
         "x": x,
-        "density": limit.bulk.density(x) / (1.0 - atom),
+        "density": bulk.density(x) / (1.0 - atom),
         "thresholds": limit.thresholds(),
         "signal": limit.signal(),
         "signal_h": limit.signal_h(),
