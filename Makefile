@@ -23,12 +23,18 @@ NBVAL    := $(BIN)/python scripts/environments.py other-cpu -- $(BIN)/pytest --n
 # Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two at a time (one Chromium each),
 # a unit of work being a file or a class (the pages of test_book_in_browser.py are in two), the longest first
 # (conftest.SLOW_FILES).
-BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -n auto --dist loadscope --no-loadscope-reorder
+BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -p no:nbval -n auto --dist loadscope \
+                --no-loadscope-reorder
 # Unit tests on every core too, a test file at a time (its module fixtures are computed once), the longest
 # first (conftest.SLOW_FILES).
-UNIT     := $(BIN)/pytest tests/ -n auto --dist loadfile --no-loadscope-reorder
+# (`-p no:nbval` here and above: nbval collects nothing without --nbval, and loading it costs each run a second.)
+UNIT     := $(BIN)/pytest tests/ -p no:nbval -n auto --dist loadfile --no-loadscope-reorder
 
 export PYTHONHASHSEED := 0
+# Byte-code caches are written (git-ignored __pycache__/), even where the environment sets
+# PYTHONDONTWRITEBYTECODE: else every test worker and every chapter's kernel compiles attnlib again, and pytest
+# rewrites the tests' asserts in each worker (a few CPU-seconds each time).
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: book test browser-test execute lab lab-edit install clean
 
@@ -121,11 +127,14 @@ browser-test: $(STAMP)
 execute: $(STAMP)
 	$(BIN)/python scripts/execute_notebook.py --all
 
-# `make data`: regenerate book/data/finite_size.npz, the large-d simulations of the chapter "How large is
-# large?" (about 14 minutes on two cores; the file records seeds, sizes, versions and timings).
+# `make data`: regenerate book/data/: finite_size.npz, the large-d simulations of the chapter "How large is
+# large?" (about 14 minutes on two cores), then downstream.npz and attention_layer.npz, the runs of the chapters
+# "Experiments" and "Attention in practice" (about half a minute). Each file records its seeds, sizes, versions
+# and timings, and a page that reads one re-runs a stored draw from its seed.
 .PHONY: data
 data: $(STAMP)
 	$(BIN)/python scripts/make_data.py
+	$(BIN)/python scripts/make_page_data.py
 
 # Jupyter refuses to start as root without --allow-root (containers, CI machines).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -114,3 +114,27 @@ def test_the_out_of_sample_vote_has_mean_a_eta_and_the_in_sample_one_does_not(ex
     z_out, z_in = (ex.vote_out - target) / sd, (ex.vote_in - target) / sd
     assert np.all(np.abs(z_out) < 4), z_out
     assert z_in.mean() > 4, z_in
+
+
+def test_stored_experiment_reads_back_selects_and_reruns(ex, tmp_path):
+    """arrays() / from_arrays() round-trip through a file; select() is a run with those weightings alone;
+    first_vocabulary_difference() is 0 here and sees a changed measurement."""
+    from attnlib.studies.experiment import Experiment, first_vocabulary_difference
+    np.savez(tmp_path / "ex.npz", **ex.arrays("n/"))
+    back = Experiment.from_arrays(np.load(tmp_path / "ex.npz"), PROC, "n/")
+    assert back.names == ex.names and back.settings() == ex.settings() == {**KW, "mu_norm2": 1.0}
+    for name in ("ridge", "spectral", "top", "oracle", "h_norm2", "sign_error"):
+        assert np.array_equal(getattr(back, name), getattr(ex, name), equal_nan=True), name
+    alone = run_experiment(PROC, {"optimal": WS["optimal"]}, **KW)
+    picked = ex.select(["optimal"])
+    for name in ("ridge", "spectral", "overlap_h", "vote_out", "oracle"):
+        assert np.array_equal(getattr(picked, name), getattr(alone, name), equal_nan=True), name
+    assert first_vocabulary_difference(back) == 0.0
+    moved = back.select(back.names)
+    moved.top[0, 0, 0] *= 1 + 1e-6  # a stored number the code would not give
+    assert first_vocabulary_difference(moved) == pytest.approx(1e-6 * ex.top[0, 0, 0] / max(ex.top[0, 0, 0], 1),
+                                                                rel=1e-3)
+    with pytest.raises(ValueError, match="R differs"):
+        Experiment.from_arrays(np.load(tmp_path / "ex.npz"), P.prefix(8, 3), "n/")
+    with pytest.raises(ValueError, match="names must be"):
+        ex.select(["first token"])

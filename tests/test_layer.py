@@ -166,6 +166,11 @@ def test_layer_scan_streams_and_validation():
     again = real_layer.layer_draw(proc, 60, 120, 60, 0.5, 0.5, np.random.default_rng(streams(7, 4)[3]),
                              reference=weights.causal(6, 0.5))
     assert again.top == sc.get("top")[1, 1]
+    back = real_layer.LayerScan.from_arrays(sc.arrays("scan/"), "scan/")  # what a stored scan reads back
+    assert np.array_equal(back.dims, sc.dims) and np.array_equal(back.mean_weights, sc.mean_weights)
+    assert all(np.array_equal(back.get(f), sc.get(f)) for f in real_layer.FIELDS)
+    first = real_layer.layer_scan(proc, [40], 0.5, draws=1, seed=7, reference=weights.causal(6, 0.5), gamma=1.0)
+    assert all(first.get(f)[0, 0] == sc.get(f)[0, 0] for f in real_layer.FIELDS)  # a page's re-run draw
     with pytest.raises(ValueError, match="name"):
         sc.get("nope")
     with pytest.raises(ValueError, match="process"):

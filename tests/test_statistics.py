@@ -76,3 +76,12 @@ def test_effective_tokens_counts_the_tokens_mixed():
     assert tokens.effective_tokens(w) == pytest.approx(W.kappa(w) ** 2 / np.sum(w**4))
     with pytest.raises(ValueError, match="w"):
         tokens.effective_tokens([0.0, 0.0])
+
+
+def test_largest_difference_is_relative_to_the_recorded_value_or_one():
+    assert statistics.largest_difference([2.0, 0.001, np.nan], [2.0, 0.0, np.nan]) == pytest.approx(0.001)
+    assert statistics.largest_difference([10.5], [10.0]) == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="one shape"):
+        statistics.largest_difference([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="NaN at the same places"):
+        statistics.largest_difference([np.nan], [1.0])

@@ -11,7 +11,7 @@ import numpy as np
 
 from attnlib.numerics import checks as _v
 
-__all__ = ["standard_error", "root_mean_square", "slope", "proportional_fit"]
+__all__ = ["standard_error", "root_mean_square", "slope", "proportional_fit", "largest_difference"]
 
 
 def standard_error(x, axis: int = -1):
@@ -67,3 +67,16 @@ def proportional_fit(x, y, se) -> tuple[float, float]:
     if not weight > 0:
         raise ValueError(f"x must not be all zero, got {_v.short(x)}")
     return float(np.sum(y * x / se**2) / weight), float(1 / np.sqrt(weight))
+
+
+def largest_difference(again, recorded) -> float:
+    """The largest difference between a re-run and a recorded result, each value relative to
+    max(|recorded|, 1): 0 when both ran on one machine, about 1e-13 when another CPU's BLAS summed in another
+    order. ``again`` and ``recorded``: arrays of one shape (NaN where both are NaN is no difference)."""
+    a, b = np.asarray(again, dtype=float), np.asarray(recorded, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"again and recorded must have one shape, got {a.shape} and {b.shape}")
+    if np.any(np.isnan(a) != np.isnan(b)):
+        raise ValueError("again and recorded must be NaN at the same places")
+    both = ~np.isnan(b)
+    return float(np.max(np.abs(a[both] - b[both]) / np.maximum(np.abs(b[both]), 1.0), initial=0.0))

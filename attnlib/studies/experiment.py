@@ -13,7 +13,7 @@ that the difference can be seen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from attnlib.numerics import checks as _v
 from attnlib.studies.classifiers import (DEFAULT_LAMBDAS, Decomposition, lambda_grid,
     ridge_path, signed_fit, accuracy)
 from attnlib.numerics.linalg import squared_cosine
+from attnlib.numerics.statistics import largest_difference
 from attnlib.theory import classification
 from attnlib.model.generative import Vocabulary, draw_vocabulary, population_covariance, sample_tokens
 from attnlib.model.pooling import pool
@@ -29,9 +30,11 @@ from attnlib.model.positional import SignProcess
 from attnlib.model.setting import Setting
 from attnlib.studies.downstream import resolve_position, spectral_accuracy
 
-__all__ = ["Experiment", "run_experiment", "across"]
+__all__ = ["Experiment", "run_experiment", "across", "first_vocabulary_difference"]
 
 #: Per-fit measurements of :func:`run_experiment`, in the order of the fields of :class:`Experiment`.
+#: The settings of an :class:`Experiment` that :meth:`Experiment.arrays` records as numbers.
+_SCALARS = ("position", "d", "V", "mu_norm2", "n_test", "n_anchor", "seed")
 _FIELDS = ("ridge", "spectral", "overlap_u", "overlap_h", "eta2", "quad", "spectral_plugin", "lam_rel",
            "sign_error", "top", "vote_in", "vote_out")
 
@@ -114,6 +117,64 @@ class Experiment:
             return np.mean([spectral_accuracy(s, n_anchor=self.n_anchor, h_norm2=h2).accuracy
                             for h2 in self.h_norm2])
         return np.array([[one(j, n) for j in range(len(self.names))] for n in self.n_train])
+
+
+    def settings(self) -> dict:
+        """What :func:`run_experiment` was called with, besides the process and the weightings: ``d``, ``V``,
+        ``mu_norm2``, ``n_train`` (a list), ``n_test``, ``vocabularies``, ``n_anchor`` and ``seed``."""
+        return {"d": self.d, "V": self.V, "mu_norm2": self.mu_norm2, "n_train": self.n_train.tolist(),
+                "n_test": self.n_test, "vocabularies": self.vocabularies, "n_anchor": self.n_anchor,
+                "seed": self.seed}
+
+    def select(self, names) -> Experiment:
+        """The weightings ``names`` alone, in that order: what :func:`run_experiment` gives with only these
+        weightings (each weighting's classifiers see the same draws, whatever the other weightings are)."""
+        names = list(names)
+        unknown = [n for n in names if n not in self.names]
+        if not names or unknown:
+            raise ValueError(f"names must be a non-empty list of {list(self.names)}, got {names!r}")
+        j = [self.names.index(n) for n in names]
+        return replace(self, names=tuple(names), weights=tuple(self.weights[i] for i in j), oracle=self.oracle[j],
+                       **{f: getattr(self, f)[:, j] for f in _FIELDS})
+
+    def arrays(self, prefix: str = "") -> dict:
+        """The experiment as named arrays, for ``numpy.savez`` (read back by :meth:`from_arrays`); the sign
+        process is recorded by its correlation ``R``."""
+        scalars = {k: getattr(self, k) for k in _SCALARS}
+        return {prefix + k: np.asarray(v) for k, v in {
+            "names": np.array(self.names), "weights": np.array(self.weights), "R": self.process.R,
+            "n_train": self.n_train, "oracle": self.oracle, "h_norm2": self.h_norm2, **scalars,
+            **{f: getattr(self, f) for f in _FIELDS}}.items()}
+
+    @classmethod
+    def from_arrays(cls, arrays, process: SignProcess, prefix: str = "") -> Experiment:
+        """The experiment that :meth:`arrays` wrote (e.g. a ``numpy.load`` of the file), run on ``process``
+        (whose ``R`` must be the one recorded)."""
+        if not isinstance(process, SignProcess):
+            raise ValueError(f"process must be an attnlib.model.positional.SignProcess, got {process!r}")
+        R = np.asarray(arrays[prefix + "R"])
+        if R.shape != process.R.shape or not np.array_equal(R, process.R):
+            raise ValueError(f"process must be the one the experiment ran on: its R differs from the recorded R "
+                             f"(prefix {prefix!r})")
+        scalars = {k: (float if k == "mu_norm2" else int)(arrays[prefix + k]) for k in _SCALARS}
+        return cls(names=tuple(str(n) for n in arrays[prefix + "names"]),
+                   weights=tuple(np.asarray(arrays[prefix + "weights"])), process=process,
+                   n_train=np.asarray(arrays[prefix + "n_train"]), oracle=np.asarray(arrays[prefix + "oracle"]),
+                   h_norm2=np.asarray(arrays[prefix + "h_norm2"]), **scalars,
+                   **{f: np.asarray(arrays[prefix + f]) for f in _FIELDS})
+
+
+def first_vocabulary_difference(ex: Experiment) -> float:
+    """Re-run vocabulary 0 of ``ex`` (its random stream depends only on the seed) and return the largest
+    difference from what ``ex`` holds (:func:`attnlib.numerics.statistics.largest_difference`). Proves that
+    stored results were made by this code."""
+    if not isinstance(ex, Experiment):
+        raise ValueError(f"ex must be an Experiment, got {ex!r:.80}")
+    again = run_experiment(ex.process, dict(zip(ex.names, ex.weights)), d=ex.d, V=ex.V, mu_norm2=ex.mu_norm2,
+                           n_train=ex.n_train, n_test=ex.n_test, vocabularies=1, seed=ex.seed,
+                           n_anchor=ex.n_anchor, position=ex.position)
+    return max(largest_difference(getattr(again, f), getattr(ex, f)[..., :1])
+               for f in (*_FIELDS, "oracle", "h_norm2"))
 
 
 def across(experiments, statistic: str, field: str, i_train: int = 0) -> np.ndarray:

@@ -307,6 +307,17 @@ class LayerScan:
     def get(self, name: str) -> np.ndarray:
         return self.values[_v.choice("name", name, FIELDS)]
 
+    def arrays(self, prefix: str = "") -> dict:
+        """The scan as named arrays, for ``numpy.savez`` (read back by :meth:`from_arrays`)."""
+        return {prefix + "dims": self.dims, prefix + "mean_weights": self.mean_weights,
+                **{prefix + name: self.values[name] for name in FIELDS}}
+
+    @classmethod
+    def from_arrays(cls, arrays, prefix: str = "") -> LayerScan:
+        """The scan that :meth:`arrays` wrote (e.g. a ``numpy.load`` of the file)."""
+        return cls(np.asarray(arrays[prefix + "dims"]), {name: np.asarray(arrays[prefix + name]) for name in FIELDS},
+                   np.asarray(arrays[prefix + "mean_weights"]))
+
 
 def layer_scan(process: SignProcess, dims, tau: float, *, draws: int, seed: int, reference, delta: float = 0.5,
                gamma: float = 1.0, mu_norm2: float = 0.5, scaling: str = "d", projected: bool = False) -> LayerScan:
