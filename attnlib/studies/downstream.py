@@ -106,6 +106,17 @@ def labels(process: SignProcess, xi, position: int | None = None) -> np.ndarray:
     return xi[:, b].astype(np.int8)
 
 
+def _label_signal_arguments(arguments: dict) -> None:
+    """The checks of :func:`label_signal` that involve T = len(R): w of length T, a position in 0..T-1."""
+    T = arguments["R"].shape[0]
+    arguments["w"] = _v.weights_vector("w", arguments["w"], T)
+    position = _v.positive_int("position", arguments["position"], minimum=0)
+    if position >= T:
+        raise ValueError(f"position must be in 0..T-1 = 0..{T - 1}, got {position}")
+    arguments["position"] = position
+
+
+@_v.validated(check=_label_signal_arguments, R=_v.correlation_matrix)
 def label_signal(w, R, position: int) -> float:
     """a = (R w)_b = sum_t w_t R_tb: the class mean of a pooled vector is a y h (plus the common (sum w) g).
 
@@ -113,11 +124,6 @@ def label_signal(w, R, position: int) -> float:
     stays with the task (an exception listed in tests/test_closed_forms.py); the predictions it feeds are in
     :mod:`attnlib.theory.classification`.
     """
-    R = _v.correlation_matrix("R", R)
-    w = _v.weights_vector("w", w, R.shape[0])
-    position = _v.positive_int("position", position, minimum=0)
-    if position >= R.shape[0]:
-        raise ValueError(f"position must be in 0..T-1 = 0..{R.shape[0] - 1}, got {position}")
     return float(R[position] @ w)
 
 

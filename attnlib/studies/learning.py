@@ -159,10 +159,13 @@ def label_snr_optimum(setting, position: int | None = None, *, starts: int = 1, 
     T, R = setting.T, setting.R
     label = resolve_position(setting.process, position)
 
-    def objective(b):  # label_snr of w = softmax(b), without building a Setting at every step
+    # label_snr of w = softmax(b), by the formulas without their entry checks (the setting is checked above):
+    # nothing is built or checked again at each of the optimiser's thousands of steps
+    signal, separation = (getattr(f, "__wrapped__", f) for f in (label_signal, label_separation))
+
+    def objective(b):
         w = softmax(np.clip(b, -40.0, 40.0))
-        return -label_separation(setting.delta, label_signal(w, R, label), setting.mu_norm2, float(w @ R @ w),
-                                 float(w @ w))
+        return -separation(setting.delta, signal(w, R, label), setting.mu_norm2, float(w @ R @ w), float(w @ w))
 
     best = None
     for k in range(starts):
