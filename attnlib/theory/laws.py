@@ -65,6 +65,10 @@ class SpectralLaw:
     def _support(self) -> tuple:
         raise NotImplementedError
 
+    def _lower_end(self):
+        """The lower end alone (default: from :meth:`_support`); a law whose upper end is costly overrides it."""
+        return self._support()[0]
+
     def _atom(self):
         return 0.0
 
@@ -104,10 +108,10 @@ class SpectralLaw:
         lower, upper = self._support()
         return _output(lower), _output(upper)
 
-    @property
+    @cached_property
     def lower(self):
         """Lower end of the continuous part."""
-        return self.support[0]
+        return _output(self._lower_end())
 
     @property
     def upper(self):

@@ -215,6 +215,9 @@ class OneToken(SpectralLaw):
     def _support(self):
         return self._lower, float(self._table[0][-1])
 
+    def _lower_end(self):  # without the CDF table that the upper end needs
+        return self._lower
+
     def _density(self, x):
         return _law_density(x, self.delta, self.gamma, self.kappa)
 
