@@ -17,16 +17,19 @@ from scripts.environments import KERNEL
 
 os.environ.update(KERNEL)
 
-# Files that take tens of seconds on their own: in the unit stage a fresh venv with pip, the benchmarks, dask
-# and process pools; in the browser stage the offline and accessibility test of every page, the reading test
-# and the live explorers, about a minute or more each; under nbval the chapters that execute longest (20-45 s).
-SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/test_scaleout.py",
+# Files that take tens of seconds on their own: in the unit stage a fresh venv with pip, the benchmarks, the
+# wrong formulas of chapters 9 and 10, the explorers' payloads and stills, dask and process pools; in the browser
+# stage the offline and accessibility test of every page, the reading test and the live explorers, about a minute
+# or more each; under nbval the chapters that execute longest (15-30 s).
+SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/wrong_formulas/test_ch09.py",
+              "tests/test_webexplorer.py", "tests/test_stills.py", "tests/wrong_formulas/test_ch10.py",
+              "tests/test_scaleout.py",
               "tests/browser/test_book_in_browser.py", "tests/browser/test_reading_in_browser.py",
               "tests/browser/test_live_explorers.py",
-              *(f"book/{page}.ipynb" for page in ("07_experiments", "10_attention_in_practice", "03_population_spike",
-                                                  "12_bulk_law_derivations", "15_heads_and_layers",
-                                                  "14_weights_derivations", "04_sample_spike",
-                                                  "13_spike_derivations", "your_problem")))
+              *(f"book/{page}.ipynb" for page in ("15_heads_and_layers", "10_attention_in_practice", "09_finite_size",
+                                                  "07_experiments", "11_universality", "12_bulk_law_derivations",
+                                                  "03_population_spike", "04_sample_spike", "intro",
+                                                  "14_weights_derivations", "13_spike_derivations", "your_problem")))
 
 
 @pytest.hookimpl(tryfirst=True)
