@@ -131,13 +131,13 @@ ROUNDS = 2
 
 def bench_large(rep, quick: bool, repeats: int):
     for d, gib in ((512, math.inf),) if quick else LARGE:
-        _large(rep, d, gib, big=not quick)
+        _large(rep, d, gib, big=not quick, rounds=1 if quick else ROUNDS)  # a smoke run: one fresh process each
 
 
-def _large(rep, d: int, gib: float, big: bool):
+def _large(rep, d: int, gib: float, big: bool, rounds: int):
     sizes = dict(d=d, V=2 * d, N=4 * d, seed=SEED)
     runs = {"whole": [], "floor": []}
-    for r in range(ROUNDS):  # rotating order; the fastest round of each
+    for r in range(rounds):  # rotating order; the fastest round of each
         for name in ("whole", "floor") if r % 2 == 0 else ("floor", "whole"):
             runs[name].append(fresh_process((_WHOLE if name == "whole" else _FLOOR).format(**sizes)))
     whole, fl = (min(runs[name], key=lambda m: m["wall"]) for name in ("whole", "floor"))
@@ -161,7 +161,7 @@ def _large(rep, d: int, gib: float, big: bool):
     text = (f"d = {d:,}, V = {2 * d:,}, N = {4 * d:,}, T = 16 (Markov r = 0.6, mean pooling, ||mu||^2 = 1), "
             f"seed {SEED}, "
             f"each measurement in a fresh interpreter (peak resident memory: `VmHWM` there), the draw and the floor "
-            f"{ROUNDS} times each in rotating order, the fastest kept. "
+            f"{'once' if rounds == 1 else f'{rounds} times'} each in rotating order, the fastest kept. "
             f"`attnlib.simulate(s, rng)` took the {whole['method']} path: {fmt_time(whole['wall'])} wall, peak "
             f"resident memory {fmt_bytes(whole['peak_rss'])}, of which {fmt_bytes(whole['base_rss'])} is the "
             "interpreter with numpy, scipy and attnlib imported before the draw (the memory check estimated "
