@@ -94,14 +94,38 @@ def reads_on_a_phone(doc: str) -> None:
     assert not problems, f"{doc} on a phone:\n  " + "\n  ".join(problems)
 
 
-class TestPartTwoAndDerivationPages:
-    @pytest.mark.parametrize("page_path", PART_TWO)
+class PageTests:
+    """The pages of ``pages``, each opened once for all its checks (``check_page``); a subclass adds the test of
+    their reading (recorded on that visit), which pytest runs after the page tests: the base's tests come first."""
+
+    pages: list[str] = []
+
     def test_page_renders_offline(self, page_path, html_root, base_url, browser, screenshots_dir):
         check_page(page_path, html_root, base_url, browser, screenshots_dir)
 
-    @pytest.mark.parametrize("doc", rc.PART_TWO)
+
+class ChapterTests(PageTests):
     def test_page_reads_as_a_book(self, doc):
         reads_as_a_book(doc)
+
+
+class OtherPageTests(PageTests):
+    def test_page_reads_on_a_phone(self, doc):
+        reads_on_a_phone(doc)
+
+
+def pytest_generate_tests(metafunc):
+    """A class's tests of a page (``page_path``) or of its reading (``doc``) run on the class's ``pages``."""
+    if metafunc.cls is not None and issubclass(metafunc.cls, PageTests):
+        if "page_path" in metafunc.fixturenames:
+            metafunc.parametrize("page_path", metafunc.cls.pages)
+        if "doc" in metafunc.fixturenames:
+            metafunc.parametrize("doc", [p.removesuffix(".html") for p in metafunc.cls.pages
+                                         if p.removesuffix(".html") in READ])
+
+
+class TestPartTwoAndDerivationPages(ChapterTests):
+    pages = PART_TWO
 
     def test_part_two_and_derivation_pages_fit_their_budget(self):
         """Each page of Part II and each derivation page within ``PAGE_BUDGET`` screens at 1280 x 900."""
@@ -112,27 +136,14 @@ class TestPartTwoAndDerivationPages:
         assert len(measured) >= 7 and not over, f"pages over {rc.PAGE_BUDGET} screens at 1280 x 900: {over}"
 
 
-class TestApiPages:
-    @pytest.mark.parametrize("page_path", API)
-    def test_page_renders_offline(self, page_path, html_root, base_url, browser, screenshots_dir):
-        check_page(page_path, html_root, base_url, browser, screenshots_dir)
-
-    @pytest.mark.parametrize("doc", [page.removesuffix(".html") for page in API])
-    def test_page_reads_on_a_phone(self, doc):
-        reads_on_a_phone(doc)
+class TestApiPages(OtherPageTests):
+    pages = API
 
 
-class TestMainLine:
-    @pytest.mark.parametrize("page_path", MAIN_LINE)
-    def test_page_renders_offline(self, page_path, html_root, base_url, browser, screenshots_dir):
-        check_page(page_path, html_root, base_url, browser, screenshots_dir)
-
-    @pytest.mark.parametrize("doc", rc.MAIN_LINE)
-    def test_page_reads_as_a_book(self, doc):
-        reads_as_a_book(doc)
+class TestMainLine(ChapterTests):
+    pages = MAIN_LINE
 
     # The main line fits a phone: no visible display equation scrolls.
-    @pytest.mark.parametrize("doc", rc.MAIN_LINE)
     def test_main_line_equations_fit_a_phone(self, doc):
         """No display equation of the introduction, the primer or Part I is wider than its column at 390 px
         (outside folded proofs)."""
@@ -163,14 +174,8 @@ class TestMainLine:
         assert not rc.MISSING_EXAMPLES, f"elements not found on the model chapter: {rc.MISSING_EXAMPLES}"
 
 
-class TestOtherPages:
-    @pytest.mark.parametrize("page_path", OTHERS)
-    def test_page_renders_offline(self, page_path, html_root, base_url, browser, screenshots_dir):
-        check_page(page_path, html_root, base_url, browser, screenshots_dir)
-
-    @pytest.mark.parametrize("doc", [doc for doc in rc.OTHER_PAGES if f"{doc}.html" in OTHERS])
-    def test_page_reads_on_a_phone(self, doc):
-        reads_on_a_phone(doc)
+class TestOtherPages(OtherPageTests):
+    pages = OTHERS
 
 
 def test_every_toc_document_was_built(html_root):
