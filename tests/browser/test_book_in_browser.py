@@ -22,8 +22,8 @@ tests of their class. The pages are in four classes, each a unit of work under `
 test``), defined longest first: Part II and the derivation pages (with their ``PAGE_BUDGET`` test), the API pages,
 the main line (the introduction, the primer and Part I, with the ``SCREEN_BUDGET`` test, which sums their screens,
 the test that their display equations fit a phone, and the example screenshots of the model chapter), and the
-other pages. A class runs on one worker, in the order its tests are defined, so each budget test sees the
-measurements of its whole class.
+other pages. A class runs on one worker, its page tests (inherited from ``PageTests``) first and then its own in
+the order they are defined, so each reading and budget test sees the measurements of its whole class.
 
 With ``ATTNLIB_FULL_SCREENSHOTS=1``, a full-page screenshot of the pages that are not numbered chapters at 1280 px
 (``_build/screenshots/<page>.png``; the reading checks save the pages they read at 1280 and 390 px).
