@@ -1,5 +1,6 @@
 """Accessibility of a page open in the browser: axe-core in light mode and in dark mode, and the edition in the
-footer (used by tests/browser/test_book_in_browser.py, which opens every page once for all its checks).
+footer (used by tests/browser/test_book_in_browser.py, which opens every page once for all its checks: the
+audit leaves the page as it found it, in light mode, for the reading checks that follow it).
 
 * **axe-core** (pinned in package.json, run from ``node_modules/axe-core/axe.min.js``, never a CDN) finds no
   serious or critical violation, with the theme in light mode (every rule) and in dark mode (the rules that
@@ -54,6 +55,8 @@ SWITCH_JS = """async (mode) => {
   document.querySelectorAll('.dropdown-menu').forEach(e => e.classList.toggle('dropdown-menu-dark', mode === 'dark'));
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
 }"""
+# After the audit: the page's transitions back on (SWITCH_JS turned them off).
+RESTORE_JS = "() => { const style = document.getElementById('attn-no-transitions'); if (style) style.remove(); }"
 FOOTER_JS = "() => (document.querySelector('.attnlib-edition') || {}).innerText || ''"
 FOUND: dict[str, dict[str, list]] = {}  # page -> mode -> violations (all impacts)
 
@@ -73,18 +76,24 @@ def write_report() -> None:
 
 def audit(page, page_path: str) -> list[str]:
     """The problems of the open ``page`` (loaded in light mode): axe's serious and critical violations in light
-    and then dark mode, and a footer without the edition. Leaves the page in dark mode."""
+    and then dark mode, and a footer without the edition. Leaves the page as it found it: in the mode it was
+    in (as the colour-mode button sets it), with its transitions on (the reading checks go on on the page)."""
     problems = []
     page.add_script_tag(path=str(AXE))
-    for mode in MODES:
-        page.evaluate(SWITCH_JS, mode)
-        theme = page.evaluate("() => document.documentElement.dataset.theme")
-        if theme != mode:
-            return [f"the theme did not switch to {mode} mode (data-theme={theme!r})"]
-        violations = json.loads(page.evaluate(AXE_JS, None if mode == MODES[0] else list(COLOUR_RULES)))
-        FOUND.setdefault(page_path, {})[mode] = violations
-        problems += [f"{mode}: {v['impact']} {v['id']} on {v['nodes']} nodes, e.g. {v['targets']}"
-                     for v in violations if v["impact"] in FAILING_IMPACTS]
+    loaded = page.evaluate("() => document.documentElement.dataset.theme")
+    try:
+        for mode in MODES:
+            page.evaluate(SWITCH_JS, mode)
+            theme = page.evaluate("() => document.documentElement.dataset.theme")
+            if theme != mode:
+                return [f"the theme did not switch to {mode} mode (data-theme={theme!r})"]
+            violations = json.loads(page.evaluate(AXE_JS, None if mode == MODES[0] else list(COLOUR_RULES)))
+            FOUND.setdefault(page_path, {})[mode] = violations
+            problems += [f"{mode}: {v['impact']} {v['id']} on {v['nodes']} nodes, e.g. {v['targets']}"
+                         for v in violations if v["impact"] in FAILING_IMPACTS]
+    finally:
+        page.evaluate(SWITCH_JS, loaded)
+        page.evaluate(RESTORE_JS)
     footer = page.evaluate(FOOTER_JS)
     version = edition.book_version()
     if not re.search(rf"Version {re.escape(version)}, commit \S+, built \d{{4}}-\d{{2}}-\d{{2}}", footer):

@@ -7,8 +7,8 @@ when ``ATTNLIB_BROWSER_TEST=1`` (set by ``make test`` and ``make browser-test`` 
 
 Full-page screenshots of every page (``_build/screenshots/``, at 1280 and 390 px) are taken only with
 ``ATTNLIB_FULL_SCREENSHOTS=1``: they check nothing and took about half of a page's time (18 of 21 s for the
-API page). The first screen of the introduction, which the reading test looks at, is always saved, and so
-are the reading tests' views of a phone (``_build/screenshots/phone/``: the introduction's lead figure,
+API page). The first screen of the introduction, which the reading checks look at, is always saved, and so
+are the reading checks' views of a phone (``_build/screenshots/phone/``: the introduction's lead figure,
 Theorem 4.2, the API overview and the theory layer's page, at 390 px).
 
 Under pytest-xdist each worker writes its measurements to ``<report>.<worker>.json``; the main process merges

@@ -1,9 +1,9 @@
-"""How the reading tests look at a page (test_reading_in_browser.py, test_reading_other_pages.py).
+"""How the reading checks look at a page (reading_checks.py, on the page that test_book_in_browser.py opens once).
 
-A page is loaded once, served from 127.0.0.1 with the network cut off, at a desktop width (1280 x 900) if it
-is read there, and then at a phone's (390 x 844): the viewport is resized in the same page, and the test waits
-until the figures have switched to their narrow rendering, the explorers have laid themselves out again and
-the tables have been refitted (``_ext/style/book.js``). :func:`look` returns what the rules of the tests need.
+A page is loaded once, served from 127.0.0.1 with the network cut off, at a desktop width (1280 x 900), read
+there if it is a chapter, and then at a phone's (390 x 844): the viewport is resized in the same page, and the
+checks wait until the figures have switched to their narrow rendering, the explorers have laid themselves out
+again and the tables have been refitted (``_ext/style/book.js``). :func:`look` returns what the rules need.
 """
 
 from __future__ import annotations
@@ -215,19 +215,6 @@ SETTLED_JS = """async () => {
   await new Promise(r => requestAnimationFrame(() => r()));
   return true;
 }"""
-
-
-def open_page(browser, url: str, size: tuple[int, int]):
-    """A fresh context and page at ``size``, with every request off the local server aborted."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, service_workers="block")
-    local = url.split("book/")[0]
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(local)
-                  else route.abort("blockedbyclient"))
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(url, wait_until="load")
-    page.evaluate(SETTLED_JS)
-    return context, page
 
 
 def resize(page, size: tuple[int, int]) -> None:

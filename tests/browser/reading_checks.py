@@ -1,11 +1,14 @@
-"""The built book reads as a book, at a desktop width (1280 px) and on a phone (390 px).
+"""The built book reads as a book, at a desktop width (1280 px) and on a phone (390 px): the reading checks of a
+page open in the browser (``read``, called by test_book_in_browser.py, which opens every page once for all its
+checks, served from 127.0.0.1 with the network cut off, at 1280 x 900).
 
-The introduction, the primer and every numbered page of ``_toc.yml`` (chapters 1-11 and the derivation pages)
-are each loaded once, served from 127.0.0.1 with the network cut off as in test_book_in_browser.py, at 1280 x
-900 and then, resized in place, at 390 x 844 (``reading.py``). The other pages are read at 390 px by
-test_reading_other_pages.py, with the same phone rules.
+The introduction, the primer and every numbered page of ``_toc.yml`` (chapters 1-11 and the derivation pages,
+``CHAPTER_PAGES``) are read at 1280 x 900 and then, resized in place, at 390 x 844 (``reading.py``). The other
+pages of ``_toc.yml`` (the "Start here" pages, the verification page, the API pages and the references,
+``OTHER_PAGES``) are read at 390 x 844 only, resized in place too, and held to the same phone rules; an API page
+(``book/api*``) must take at most ``API_SCREENS`` screens at 1280 x 900 (scrollHeight / 900).
 
-At 1280 px:
+At 1280 px (the chapters):
 
 * equations: no display equation is wider than its box (none scrolls);
 * no stray ``$`` in the rendered prose (outside code, math and outputs), and no raw TeX in the page title,
@@ -23,51 +26,65 @@ At 1280 px:
 * the introduction's first screen states alpha/kappa and lambda_max(R) and shows the top of the lead figure
   or of the model schematic.
 
-At 390 px (``reading.phone_problems``): the page is no wider than the screen; a display equation wider than
-its box scrolls in it with a visible cue and its number never sits over it; no table loses a column (it fits,
-is stacked by ``_ext/style/book.js``, or scrolls in its box with a cue; an explorer's read-out always fits);
-figure text is at least 8 px; code that scrolls sideways shows a cue; an explorer has its controls above a
-plot no taller than the screen and is at most 1.5 screens tall. Besides, on the main line (the introduction,
-the primer and Part I) no display equation is wider than its column at all
-(:func:`test_main_line_equations_fit_a_phone`, one test per page, naming the equations that do not fit).
+At 390 px, every page of ``_toc.yml`` (``reading.phone_problems``): the page is no wider than the screen; a
+display equation wider than its box scrolls in it with a visible cue and its number never sits over it; no
+table loses a column (it fits, is stacked by ``_ext/style/book.js``, or scrolls in its box with a cue; an
+explorer's read-out always fits); figure text is at least 8 px; code that scrolls sideways shows a cue; an
+explorer has its controls above a plot no taller than the screen and is at most 1.5 screens tall. Besides, on
+the main line (the introduction, the primer and Part I) no display equation is wider than its column at all.
 
-The screens of each page (scrollHeight / 900 at 1280 x 900) go to ``_build/reading-report.json``, and the
-introduction, the primer and Part I together must fit in ``SCREEN_BUDGET`` screens, and each other numbered page
-in ``PAGE_BUDGET``. Screenshots, in ``_build/screenshots/``:
-the first screen of the introduction at both widths (``book/intro.first.1280.png``, ``book/intro.first.390.png``),
-and at 390 px the lead figure of the introduction (``phone/intro-lead-figure.390.png``) and Theorem 4.2 with
-its overlap formula (``phone/theorem-4.2.390.png``); with ``ATTNLIB_FULL_SCREENSHOTS=1``, full pages too.
+The screens of each page (scrollHeight / 900 at 1280 x 900) go to ``_build/reading-report.json`` (``READING``),
+and the introduction, the primer and Part I together must fit in ``SCREEN_BUDGET`` screens, and each other
+numbered page in ``PAGE_BUDGET``. Screenshots, in ``_build/screenshots/``: the first screen of the introduction
+at both widths (``book/intro.first.1280.png``, ``book/intro.first.390.png``); at 390 px the lead figure of the
+introduction (``phone/intro-lead-figure.390.png``), Theorem 4.2 with its overlap formula
+(``phone/theorem-4.2.390.png``) and the first screens of the API overview and of the theory layer's page
+(``phone/api.390.png``, ``phone/api_theory.390.png``); at 1280 px, elements of the reading apparatus of the
+model chapter (``examples/``: a folded code cell with its toggle, a captioned numbered figure, a proposition
+block, an exercise, the answers box); with ``ATTNLIB_FULL_SCREENSHOTS=1``, full pages too.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from .conftest import ENABLED, FULL_SCREENSHOTS, READING
-from .reading import DESKTOP, DESKTOP_JS, PHONE, figure_text_problems, look, open_page, phone_problems, resize, shoot
-from .test_book_in_browser import chapter_documents, toc_documents
-
-if not ENABLED:
-    pytest.skip("browser test of the built book: runs after the build (ATTNLIB_BROWSER_TEST=1)",
-                allow_module_level=True)
+from .conftest import FULL_SCREENSHOTS, READING
+from .offline import chapter_documents, toc_documents
+from .reading import (DESKTOP, DESKTOP_JS, PHONE, SETTLED_JS, TIMEOUT_MS, figure_text_problems, look, phone_problems,
+                      resize, shoot)
 
 INTRO = "book/intro"
 PRIMER = "book/primer"
-PAGES = [INTRO] + [doc for doc in (PRIMER,) if doc in toc_documents()] + chapter_documents()
-PART_ONE = [doc for doc in PAGES if Path(doc).name[:2] in {f"{i:02d}" for i in range(1, 9)}]
-MAIN_LINE = [doc for doc in PAGES if doc in (INTRO, PRIMER) or doc in PART_ONE]
+CHAPTER_PAGES = [INTRO] + [doc for doc in (PRIMER,) if doc in toc_documents()] + chapter_documents()
+PART_ONE = [doc for doc in CHAPTER_PAGES if Path(doc).name[:2] in {f"{i:02d}" for i in range(1, 9)}]
+MAIN_LINE = [doc for doc in CHAPTER_PAGES if doc in (INTRO, PRIMER) or doc in PART_ONE]
+PART_TWO = [doc for doc in CHAPTER_PAGES if doc not in MAIN_LINE]
+OTHER_PAGES = [doc for doc in toc_documents() if doc not in CHAPTER_PAGES]
 SCREEN = DESKTOP[1]
 SCREEN_BUDGET = 85  # screens at 1280 x 900 for the introduction, the primer and Part I together
 PAGE_BUDGET = 15  # screens at 1280 x 900 for each page of Part II and each derivation page
-PART_TWO = [doc for doc in PAGES if doc not in MAIN_LINE]
+API_SCREENS = 30  # at 1280 x 900
 MIN_CONTRAST = 4.5
 # Element screenshots at 390 px, for the closing note: page -> {file: selector}.
 PHONE_SHOTS = {
     INTRO: {"phone/intro-lead-figure.390.png": "#fig-intro-lead"},
     "book/04_sample_spike": {"phone/theorem-4.2.390.png": "div.theorem:has(#equation-eq-smp-overlap)"},
 }
+FIRST_SCREENS = {"book/api": "phone/api.390.png", "book/api_theory": "phone/api_theory.390.png"}  # at 390 px
+# Element screenshots of the reading apparatus at 1280 px (CI artifacts): file -> selector, on EXAMPLES_PAGE.
+EXAMPLES_PAGE = "book/01_model"
+EXAMPLES = {
+    "answers-box.png": "div.admonition.answers",
+    "folded-code.png": "div.cell.tag_hide-input",
+    "captioned-figure.png": "figure",
+    "proposition-block.png": "div.proof.proposition, div.proposition",
+    "exercise.png": "div.exercise",
+}
+MISSING_EXAMPLES: list[str] = []  # the EXAMPLES not found on EXAMPLES_PAGE, as 'file: selector'
+
+
+def is_api(doc: str) -> bool:
+    return doc.split("/")[-1].startswith("api")
 
 
 def desktop_problems(doc: str, m: dict) -> list[str]:
@@ -122,10 +139,15 @@ def too_wide(m: dict) -> list[str]:
             if eq["width"] > eq["box"] + 1]
 
 
-@pytest.mark.parametrize("doc", PAGES)
-def test_page_reads_as_a_book(doc, base_url, browser, screenshots_dir):
-    context, page = open_page(browser, f"{base_url}{doc}.html", DESKTOP)
-    try:
+def read(page, doc: str, screenshots_dir: Path, between) -> list[str]:
+    """Read ``doc`` (a page of ``_toc.yml``) on its open ``page``, loaded at 1280 x 900 and measured as loaded:
+    at 1280 px, then ``between(page)`` (which must leave the page as it found it), then resized in place to
+    390 x 844. The measurements and the problems found go to ``READING[doc]``; returns ``between``'s result."""
+    page.set_default_timeout(TIMEOUT_MS)
+    page.evaluate(SETTLED_JS)
+    wide = figures_wide = None
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    if doc in CHAPTER_PAGES:
         wide = page.evaluate(DESKTOP_JS)
         wide["height"] = page.evaluate("() => document.documentElement.scrollHeight")
         figures_wide = look(page)
@@ -133,16 +155,36 @@ def test_page_reads_as_a_book(doc, base_url, browser, screenshots_dir):
             shoot(page, screenshots_dir / f"{doc}.first.1280.png")
         if FULL_SCREENSHOTS:
             page.screenshot(path=str(screenshots_dir / f"{doc}.1280.png"), full_page=True)
-        resize(page, PHONE)
-        narrow = look(page)
-        if doc == INTRO:
-            shoot(page, screenshots_dir / f"{doc}.first.390.png")
-        for name, selector in PHONE_SHOTS.get(doc, {}).items():
-            shoot(page, screenshots_dir / name, selector)
-        if FULL_SCREENSHOTS:
-            page.screenshot(path=str(screenshots_dir / f"{doc}.390.png"), full_page=True)
-    finally:
-        context.close()
+        if doc == EXAMPLES_PAGE:
+            shoot_examples(page, screenshots_dir / "examples")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    found = between(page)
+    resize(page, PHONE)
+    narrow = look(page)
+    if doc == INTRO:
+        shoot(page, screenshots_dir / f"{doc}.first.390.png")
+    for name, selector in PHONE_SHOTS.get(doc, {}).items():
+        shoot(page, screenshots_dir / name, selector)
+    if doc in FIRST_SCREENS:
+        shoot(page, screenshots_dir / FIRST_SCREENS[doc])
+    if FULL_SCREENSHOTS:
+        page.screenshot(path=str(screenshots_dir / f"{doc}.390.png"), full_page=True)
+    if wide is not None:
+        record_chapter(doc, wide, figures_wide, narrow)
+    else:
+        record_other(doc, height, narrow)
+    return found
+
+
+def shoot_examples(page, out: Path) -> None:
+    for name, selector in EXAMPLES.items():
+        if page.query_selector(selector) is None:
+            MISSING_EXAMPLES.append(f"{name}: {selector}")
+        else:
+            shoot(page, out / name, selector)
+
+
+def record_chapter(doc: str, wide: dict, figures_wide: dict, narrow: dict) -> None:
     problems = {"1280": desktop_problems(doc, wide) + figure_text_problems(figures_wide, "1280"),
                 "390": phone_problems(narrow)}
     for width, m in (("1280", wide), ("390", narrow)):
@@ -159,64 +201,18 @@ def test_page_reads_as_a_book(doc, base_url, browser, screenshots_dir):
         figure_text_px={w: min((round(i["textPx"], 1) for i in x["images"] if i["textPx"]), default="-")
                         for w, x in (("1280", figures_wide), ("390", narrow))},
         explorer_heights=[round(e["height"]) for e in narrow["explorers"]])
-    report = [f"{doc} at {w} px: {p}" for w, ps in problems.items() for p in ps]
-    assert not report, "\n  ".join(["what a reader trips on:"] + report)
 
 
-# The main line (the introduction, the primer and Part I) fits a phone: no visible display equation scrolls.
-@pytest.mark.parametrize("doc", MAIN_LINE)
-def test_main_line_equations_fit_a_phone(doc):
-    """Runs after the page tests of this file (same worker): no display equation of the introduction, the
-    primer or Part I is wider than its column at 390 px (outside folded proofs)."""
-    measured = READING.get(doc, {}).get("390")
-    if measured is None:
-        pytest.skip(f"{doc} not measured in this run")
-    offenders = measured["too_wide_equations"]
-    assert not offenders, f"{doc}: {len(offenders)} display equation(s) wider than the column at 390 px:\n  " + \
-        "\n  ".join(offenders)
-
-
-def test_introduction_and_part_one_fit_the_budget():
-    """Runs after the page tests of this file (same worker): the screens they measured, summed."""
-    measured = {doc: READING.get(doc, {}).get("1280", {}).get("height") for doc in MAIN_LINE}
-    missing = [doc for doc, h in measured.items() if h is None]
-    if missing:
-        pytest.skip(f"pages not measured in this run: {missing}")
-    screens = {doc: h / SCREEN for doc, h in measured.items()}
-    total = sum(screens.values())
-    table = "\n  ".join(f"{doc:<30} {s:5.1f}" for doc, s in screens.items())
-    assert total <= SCREEN_BUDGET, (f"the introduction, the primer and Part I take {total:.1f} screens at "
-                                    f"1280 x 900, more than {SCREEN_BUDGET}:\n  {table}")
-
-
-def test_part_two_and_derivation_pages_fit_their_budget():
-    """Each page of Part II and each derivation page within ``PAGE_BUDGET`` screens at 1280 x 900."""
-    measured = {doc: READING.get(doc, {}).get("1280", {}).get("height") for doc in PART_TWO}
-    if any(h is None for h in measured.values()):
-        pytest.skip("pages not measured in this run")
-    over = {doc: round(h / SCREEN, 1) for doc, h in measured.items() if h / SCREEN > PAGE_BUDGET}
-    assert len(measured) >= 7 and not over, f"pages over {PAGE_BUDGET} screens at 1280 x 900: {over}"
-
-
-def test_example_screenshots(base_url, browser, screenshots_dir):
-    """Element screenshots of the reading apparatus, from the model chapter at 1280 px (CI artifacts):
-    a folded code cell with its toggle, a captioned numbered figure, a proposition block and an exercise."""
-    context, page = open_page(browser, f"{base_url}book/01_model.html", DESKTOP)
-    out = screenshots_dir / "examples"
-    targets = {
-        "answers-box.png": "div.admonition.answers",
-        "folded-code.png": "div.cell.tag_hide-input",
-        "captioned-figure.png": "figure",
-        "proposition-block.png": "div.proof.proposition, div.proposition",
-        "exercise.png": "div.exercise",
-    }
-    missing = []
-    try:
-        for name, selector in targets.items():
-            if page.query_selector(selector) is None:
-                missing.append(f"{name}: {selector}")
-            else:
-                shoot(page, out / name, selector)
-    finally:
-        context.close()
-    assert not missing, f"elements not found on the model chapter: {missing}"
+def record_other(doc: str, height: int, m: dict) -> None:
+    problems = []
+    if is_api(doc):
+        READING.setdefault(doc, {})["1280"] = {"height": height, "screens": round(height / DESKTOP[1], 2)}
+        if height / DESKTOP[1] > API_SCREENS:
+            problems.append(f"{height / DESKTOP[1]:.1f} screens at 1280 x 900 (at most {API_SCREENS})")
+    problems += phone_problems(m)
+    READING.setdefault(doc, {})["390"] = {
+        "height": m["height"], "screens": round(m["height"] / PHONE[1], 2), "page_width": m["pageWidth"],
+        "tables": len(m["tables"]), "equations": len(m["equations"]), "images": len(m["images"]),
+        "widest_equation": round(max((eq["width"] for eq in m["equations"]), default=0)),
+        "too_wide_equations": too_wide(m),
+        "explorer_heights": [round(e["height"]) for e in m["explorers"]], "problems": problems}
