@@ -21,7 +21,7 @@ JB_BUILD := $(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going 
 NBVAL    := $(BIN)/python scripts/environments.py other-cpu -- $(BIN)/pytest --nbval book/ \
             --nbval-sanitize-with nbval_sanitize.cfg --nbval-current-env -n auto --dist loadfile --no-loadscope-reorder
 # Needs the build; tests/browser/ skips itself unless ATTNLIB_BROWSER_TEST=1. Two at a time (one Chromium each),
-# a unit of work being a file or a class (the pages of test_book_in_browser.py are in two), the longest first
+# a unit of work being a file or a class (the pages of test_book_in_browser.py are in four classes), the longest first
 # (conftest.SLOW_FILES).
 BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -p no:nbval -n auto --dist loadscope \
                 --no-loadscope-reorder

@@ -11,7 +11,7 @@ displays carry, besides its text repr:
   inch of figure in about 100 px, as a 1280-px window shows the wide rendering, so that text keeps its size.
   Each rendering records the smallest font size of its text in points (``data-font-pt``) and its dpi
   (``data-dpi``): a text of ``pt`` points is ``pt * dpi / 72 * shown / natural`` pixels tall where the image
-  is shown ``shown`` pixels wide out of ``natural`` (tests/browser/test_reading_in_browser.py measures it).
+  is shown ``shown`` pixels wide out of ``natural`` (tests/browser/reading_checks.py measures it).
 
 Before each rendering, :func:`~attnlib.views.legends.unblock_legends` moves every legend that covers data
 (:func:`~attnlib.views.legends.covered`) to the first corner or side of its axes where it covers none, or
