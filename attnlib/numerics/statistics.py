@@ -71,8 +71,8 @@ def proportional_fit(x, y, se) -> tuple[float, float]:
 
 def largest_difference(again, recorded) -> float:
     """The largest difference between a re-run and a recorded result, each value relative to
-    max(|recorded|, 1): 0 when both ran on one machine, about 1e-13 when another CPU's BLAS summed in another
-    order. ``again`` and ``recorded``: arrays of one shape (NaN where both are NaN is no difference)."""
+    ``max(abs(recorded), 1)``: 0 when both ran on one machine, about 1e-13 when another CPU's BLAS summed in
+    another order. ``again`` and ``recorded``: arrays of one shape (NaN where both are NaN is no difference)."""
     a, b = np.asarray(again, dtype=float), np.asarray(recorded, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"again and recorded must have one shape, got {a.shape} and {b.shape}")
