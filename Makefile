@@ -31,9 +31,9 @@ BROWSER_TEST := ATTNLIB_BROWSER_TEST=1 $(BIN)/pytest tests/browser -p no:nbval -
 UNIT     := $(BIN)/pytest tests/ -p no:nbval -n auto --dist loadfile --no-loadscope-reorder
 
 export PYTHONHASHSEED := 0
-# Byte-code caches are written (git-ignored __pycache__/), even where the environment sets
-# PYTHONDONTWRITEBYTECODE: else every test worker and every chapter's kernel compiles attnlib again, and pytest
-# rewrites the tests' asserts in each worker (a few CPU-seconds each time).
+# Byte-code caches are written (git-ignored __pycache__/, and the venv's), even where the environment sets
+# PYTHONDONTWRITEBYTECODE: else every test worker and every chapter's kernel compiles again what it imports, and
+# pytest rewrites the tests' asserts in each worker (a few CPU-seconds each time).
 export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: book test browser-test execute lab lab-edit install clean
@@ -48,11 +48,10 @@ $(BIN)/python:
 # _build/html/_static/mathjax/ (see _ext/offline_assets.py), so the HTML book needs no network.
 $(STAMP): requirements.txt pyproject.toml package.json package-lock.json | $(BIN)/python
 	@command -v npm >/dev/null || { echo "npm is needed to install MathJax for the book (apt-get install npm)" >&2; exit 1; }
-	@# One pip run for the pins and the package; the byte-code is compiled afterwards on every core (pip
-	@# compiles file by file on one).
+	@# One pip run for the pins and the package, without byte-compiling: the byte-code of a module is written
+	@# when it is first imported (see PYTHONDONTWRITEBYTECODE above), about a third of the venv's modules in
+	@# `make test`, instead of all of them on one core.
 	$(BIN)/python -m pip install --disable-pip-version-check -q --no-compile -r requirements.txt -e .
-	@# (byte-code is a cache: a file that does not compile is skipped, as pip skips it)
-	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null 2>&1 || true
 	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	@# Build matplotlib's font cache now: on a fresh machine the first import prints a notice to
 	@# stderr, which would otherwise land in the first chapter that plots (and fail nbval).
