@@ -26,9 +26,9 @@ SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/wrong
               "tests/test_scaleout.py",
               "tests/browser/test_book_in_browser.py", "tests/browser/test_live_explorers.py",
               "tests/browser/test_lab_in_browser.py",
-              *(f"book/{page}.ipynb" for page in ("15_heads_and_layers", "10_attention_in_practice", "09_finite_size",
-                                                  "07_experiments", "11_universality", "12_bulk_law_derivations",
-                                                  "03_population_spike", "04_sample_spike", "intro",
+              *(f"book/{page}.ipynb" for page in ("15_heads_and_layers", "10_attention_in_practice", "07_experiments",
+                                                  "11_universality", "12_bulk_law_derivations", "03_population_spike",
+                                                  "04_sample_spike", "intro", "09_finite_size",
                                                   "14_weights_derivations", "13_spike_derivations", "your_problem")))
 
 
