@@ -18,7 +18,7 @@ import importlib.util
 import json
 import re
 
-from .conftest import REPO, SCREENSHOTS
+from .conftest import BOUNDED_WAITS_JS, REPO, SCREENSHOTS
 
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 REPORT = SCREENSHOTS.parent / "accessibility-report.json"  # next to the other browser reports
@@ -42,7 +42,7 @@ AXE_JS = """async (rules) => {
 }"""
 # What the theme's colour-mode button does (pydata-sphinx-theme): data-mode and data-theme on <html>, the
 # stored choice, dark dropdown menus; with CSS transitions off, and two frames for the explorers' redraws.
-SWITCH_JS = """async (mode) => {
+SWITCH_JS = """async (mode) => {""" + BOUNDED_WAITS_JS + """
   if (!document.getElementById('attn-no-transitions')) {  // measure the settled colours, not a transition
     const style = document.createElement('style');
     style.id = 'attn-no-transitions';
@@ -53,7 +53,7 @@ SWITCH_JS = """async (mode) => {
   html.dataset.mode = mode; html.dataset.theme = mode;
   localStorage.setItem('mode', mode); localStorage.setItem('theme', mode);
   document.querySelectorAll('.dropdown-menu').forEach(e => e.classList.toggle('dropdown-menu-dark', mode === 'dark'));
-  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  await frame(); await frame();
 }"""
 # After the audit: the page's transitions back on (SWITCH_JS turned them off).
 RESTORE_JS = "() => { const style = document.getElementById('attn-no-transitions'); if (style) style.remove(); }"

@@ -49,6 +49,16 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 
+# A waiter for the next frame, bounded: headless Chromium may stop producing frames for a page (a wait on
+# requestAnimationFrame alone then never ends, with the renderer idle: seen once in make test). The checks read the
+# layout directly (which forces it), so a frame that does not come costs one second, not the run. ``within`` bounds
+# any other wait the same way (MathJax, fonts, image decoding, the end of an animation).
+BOUNDED_WAITS_JS = """
+  const within = (p, ms) => new Promise(r => { const t = setTimeout(r, ms);
+    Promise.resolve(p).then(() => { clearTimeout(t); r(); }, () => { clearTimeout(t); r(); }); });
+  const frame = () => within(new Promise(r => requestAnimationFrame(() => r())), 1000);
+"""
+
 RESULTS: dict[str, dict] = {}  # page -> measurements, written to REPORT and summarised at the end
 READING: dict[str, dict] = {}  # chapter -> {width -> reading measurements}, written to READING_REPORT
 READING_REPORT = SCREENSHOTS.parent / "reading-report.json"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .conftest import BOUNDED_WAITS_JS
+
 DESKTOP = (1280, 900)
 PHONE = (390, 844)
 TIMEOUT_MS = 120_000  # generous: a loaded machine is slow, a quiet one never waits this long
@@ -204,15 +206,15 @@ LOOK_JS = r"""
 
 # Everything settled at the current width: images decoded (a <picture> may just have switched source), the
 # explorers drawn at their width, two frames for the resize observers and book.js's refit.
-SETTLED_JS = """async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
-  await document.fonts.ready;
-  await Promise.all([...document.images].map(i => i.decode().catch(() => null)));
-  for (let k = 0; k < 3; k++) await new Promise(r => requestAnimationFrame(() => r()));
+SETTLED_JS = """async () => {""" + BOUNDED_WAITS_JS + """
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await within(MathJax.startup.promise, 30000);
+  await within(document.fonts.ready, 10000);
+  await within(Promise.all([...document.images].map(i => i.decode().catch(() => null))), 10000);
+  for (let k = 0; k < 3; k++) await frame();
   // transitions started by a resize (the theme slides its sidebars away at a phone's width) run to their end
   const finite = document.getAnimations().filter(a => a.effect && a.effect.getComputedTiming().endTime < Infinity);
-  await Promise.all(finite.map(a => a.finished.catch(() => null)));
-  await new Promise(r => requestAnimationFrame(() => r()));
+  await within(Promise.all(finite.map(a => a.finished.catch(() => null))), 5000);
+  await frame();
   return true;
 }"""
 
