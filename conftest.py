@@ -17,15 +17,13 @@ from scripts.environments import KERNEL
 
 os.environ.update(KERNEL)
 
-# Files that take tens of seconds on their own: in the unit stage a fresh venv with pip, the benchmarks, the
-# wrong formulas of chapters 9 and 10, the explorers' payloads and stills, dask and process pools; in the browser
-# stage the pages of the book (each opened once for all its checks, four classes of 45-105 s), the live explorers
-# and the lab (30-50 s); under nbval the chapters that execute longest (15-30 s).
+# Files of tens of seconds: unit tests (a fresh venv, the benchmarks, the wrong formulas of chapters 9 and 10, the
+# explorers' payloads and stills, dask and process pools), browser tests (the pages, each opened once, in four
+# classes of 45-105 s; the explorers; the lab) and nbval (the chapters that execute longest, 15-30 s).
 SLOW_FILES = ("tests/test_package.py", "tests/test_bench_smoke.py", "tests/wrong_formulas/test_ch09.py",
               "tests/test_webexplorer.py", "tests/test_stills.py", "tests/wrong_formulas/test_ch10.py",
-              "tests/test_scaleout.py",
-              "tests/browser/test_book_in_browser.py", "tests/browser/test_live_explorers.py",
-              "tests/browser/test_lab_in_browser.py",
+              "tests/test_scaleout.py", "tests/browser/test_book_in_browser.py",
+              "tests/browser/test_live_explorers.py", "tests/browser/test_lab_in_browser.py",
               *(f"book/{page}.ipynb" for page in ("15_heads_and_layers", "10_attention_in_practice", "07_experiments",
                                                   "11_universality", "12_bulk_law_derivations", "03_population_spike",
                                                   "04_sample_spike", "intro", "09_finite_size",
