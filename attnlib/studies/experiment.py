@@ -33,10 +33,10 @@ from attnlib.studies.downstream import resolve_position, spectral_accuracy
 __all__ = ["Experiment", "run_experiment", "across", "first_vocabulary_difference"]
 
 #: Per-fit measurements of :func:`run_experiment`, in the order of the fields of :class:`Experiment`.
-#: The settings of an :class:`Experiment` that :meth:`Experiment.arrays` records as numbers.
-_SCALARS = ("position", "d", "V", "mu_norm2", "n_test", "n_anchor", "seed")
 _FIELDS = ("ridge", "spectral", "overlap_u", "overlap_h", "eta2", "quad", "spectral_plugin", "lam_rel",
            "sign_error", "top", "vote_in", "vote_out")
+#: The settings of an :class:`Experiment` that :meth:`Experiment.arrays` records as numbers.
+_SCALARS = ("position", "d", "V", "mu_norm2", "n_test", "n_anchor", "seed")
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,7 +117,6 @@ class Experiment:
             return np.mean([spectral_accuracy(s, n_anchor=self.n_anchor, h_norm2=h2).accuracy
                             for h2 in self.h_norm2])
         return np.array([[one(j, n) for j in range(len(self.names))] for n in self.n_train])
-
 
     def settings(self) -> dict:
         """What :func:`run_experiment` was called with, besides the process and the weightings: ``d``, ``V``,
