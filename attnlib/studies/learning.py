@@ -160,7 +160,8 @@ def label_snr_optimum(setting, position: int | None = None, *, starts: int = 1, 
     label = resolve_position(setting.process, position)
 
     # label_snr of w = softmax(b), by the formulas without their entry checks (the setting is checked above):
-    # nothing is built or checked again at each of the optimiser's thousands of steps
+    # nothing is built or checked again at each of the optimiser's thousands of steps. (getattr: a wrong formula
+    # that the wrong-formula tests put in a formula's place has no entry check to skip.)
     signal, separation = (getattr(f, "__wrapped__", f) for f in (label_signal, label_separation))
 
     def objective(b):
